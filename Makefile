@@ -1,0 +1,37 @@
+# The two commands users type are `make demo` and `make test`; both install what is missing.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.webdojo-installed
+PYTEST_ARGS ?=
+
+.PHONY: setup demo test check lint typecheck clean
+
+setup: $(STAMP)
+	@scripts/ensure-chromium.sh $(BIN)/python
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $(STAMP)
+
+demo: setup
+	$(BIN)/webdojo run --out runs/demo
+	@echo
+	@echo "Run directory: runs/demo  (steps.jsonl, episodes.jsonl, screenshots/)"
+
+test: setup
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: setup
+	$(BIN)/ruff check src tests
+	$(BIN)/ruff format --check src tests
+
+typecheck: setup
+	$(BIN)/mypy
+
+check: lint typecheck test
+
+clean:
+	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Find Chromium the way webdojo does ($WEBDOJO_CHROMIUM, /usr/bin/chromium, Playwright's own
+# browser); if none is found, install Debian's chromium when we are root with apt, otherwise
+# print the exact command to run.
+set -euo pipefail
+python="${1:-python3}"
+if "$python" -m webdojo.browser.chromium >/dev/null 2>&1; then
+  exit 0
+fi
+if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+  echo "Chromium not found: installing Debian's chromium with apt-get..."
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq chromium fonts-dejavu-core >/dev/null
+elif "$python" -m playwright install chromium; then
+  :
+else
+  cat >&2 <<'MSG'
+Chromium was not found and could not be installed automatically. Run one of:
+  sudo apt-get install -y chromium          # Debian/Ubuntu; webdojo uses /usr/bin/chromium
+  .venv/bin/python -m playwright install chromium   # where the network allows it
+or point WEBDOJO_CHROMIUM at a Chromium/Chrome binary.
+MSG
+  exit 1
+fi
+"$python" -m webdojo.browser.chromium

@@ -1,0 +1,217 @@
+"""Every error webdojo raises, in one tree. Each class has a stable ``code``.
+
+The ``fault`` says who is to blame, which decides how a trainer should treat the episode:
+
+* ``agent`` - the policy produced something unusable (bad text, invalid action). The episode
+  goes on; the error is shown to the model in the next observation. Scoring it is fair.
+* ``env``   - the website misbehaved (hung navigation, crashed page, an action that the page
+  refused). The episode may go on; a trainer may want to drop it.
+* ``infra`` - webdojo's own machinery failed (no Chromium, dead browser, unreachable model
+  endpoint, lost session). Never score these 0: drop or retry them.
+* ``config``- the user's input is wrong (bad task file, bad flag). Fix and re-run.
+
+    WebdojoError
+    ├── AgentError                     fault=agent
+    │   ├── ParseError                 parse_error
+    │   └── InvalidActionError         invalid_action
+    │       ├── InvalidCoordinates     invalid_coordinates
+    │       ├── UnknownElement         unknown_element
+    │       ├── TextTooLong            text_too_long
+    │       ├── BadKey                 bad_key
+    │       ├── BadUrl                 bad_url
+    │       └── BadTab                 bad_tab
+    ├── EnvError                       fault=env
+    │   ├── ActionTimeout              action_timeout
+    │   ├── NavigationTimeout          navigation_timeout
+    │   ├── ActionFailed               action_failed
+    │   └── PageCrashed                page_crashed
+    ├── InfraError                     fault=infra
+    │   ├── ChromiumNotFound           chromium_not_found
+    │   ├── BrowserClosed              browser_closed
+    │   ├── ModelError                 model_error
+    │   │   └── ModelTimeout           model_timeout
+    │   └── SessionLost                session_lost
+    ├── ConfigError                    fault=config
+    │   └── TaskFileError              bad_task_file
+    └── StateError                     invalid_state   (e.g. step after done)
+
+Library exceptions (Playwright, httpx, openai) are translated at the boundary with
+``raise ... from exc`` so that callers only ever catch these.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, ClassVar
+
+
+class Fault(StrEnum):
+    """Who is to blame for an error; see the module docstring."""
+
+    AGENT = "agent"
+    ENV = "env"
+    INFRA = "infra"
+    CONFIG = "config"
+
+
+class WebdojoError(Exception):
+    """Base class. ``code`` is stable across releases; ``message`` is for people and models."""
+
+    code: ClassVar[str] = "webdojo_error"
+    fault: ClassVar[Fault] = Fault.INFRA
+    retryable: ClassVar[bool] = False
+
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape used in step records and (later) server error bodies."""
+        out: dict[str, Any] = {
+            "code": self.code,
+            "fault": self.fault.value,
+            "message": self.message,
+            "retryable": self.retryable,
+        }
+        if self.details:
+            out["details"] = self.details
+        return out
+
+    def __str__(self) -> str:
+        return f"[{self.code}] {self.message}"
+
+
+# --- agent faults -------------------------------------------------------------------------
+
+
+class AgentError(WebdojoError):
+    code = "agent_error"
+    fault = Fault.AGENT
+
+
+class ParseError(AgentError):
+    """Model text that no parser could turn into an action. The message is written to be shown
+    back to the model, so it says what was expected."""
+
+    code = "parse_error"
+
+
+class InvalidActionError(AgentError):
+    code = "invalid_action"
+
+
+class InvalidCoordinates(InvalidActionError):
+    code = "invalid_coordinates"
+
+
+class UnknownElement(InvalidActionError):
+    code = "unknown_element"
+
+
+class TextTooLong(InvalidActionError):
+    code = "text_too_long"
+
+
+class BadKey(InvalidActionError):
+    code = "bad_key"
+
+
+class BadUrl(InvalidActionError):
+    code = "bad_url"
+
+
+class BadTab(InvalidActionError):
+    code = "bad_tab"
+
+
+# --- environment faults -------------------------------------------------------------------
+
+
+class EnvError(WebdojoError):
+    code = "env_error"
+    fault = Fault.ENV
+
+
+class ActionTimeout(EnvError):
+    """An operation ran past its deadline. The session is still usable."""
+
+    code = "action_timeout"
+    retryable = True
+
+
+class NavigationTimeout(EnvError):
+    code = "navigation_timeout"
+    retryable = True
+
+
+class ActionFailed(EnvError):
+    """The page refused the action (element detached, not an input, option missing...)."""
+
+    code = "action_failed"
+
+
+class PageCrashed(EnvError):
+    code = "page_crashed"
+
+
+# --- infrastructure faults ----------------------------------------------------------------
+
+
+class InfraError(WebdojoError):
+    code = "infra_error"
+    fault = Fault.INFRA
+    retryable = True
+
+
+class ChromiumNotFound(InfraError):
+    code = "chromium_not_found"
+    retryable = False
+
+
+class BrowserClosed(InfraError):
+    code = "browser_closed"
+
+
+class ModelError(InfraError):
+    """The model endpoint failed (connection refused, 5xx, bad JSON envelope)."""
+
+    code = "model_error"
+
+
+class ModelTimeout(ModelError):
+    code = "model_timeout"
+
+
+class SessionLost(InfraError):
+    code = "session_lost"
+
+
+# --- user configuration -------------------------------------------------------------------
+
+
+class ConfigError(WebdojoError):
+    code = "config_error"
+    fault = Fault.CONFIG
+
+
+class TaskFileError(ConfigError):
+    code = "bad_task_file"
+
+
+class StateError(WebdojoError):
+    """An operation that the current lifecycle state does not allow (step after done...)."""
+
+    code = "invalid_state"
+    fault = Fault.CONFIG
+
+
+def all_codes() -> dict[str, type[WebdojoError]]:
+    """Every stable code, mapped to its class (used by docs and tests)."""
+    found: dict[str, type[WebdojoError]] = {}
+    stack: list[type[WebdojoError]] = [WebdojoError]
+    while stack:
+        cls = stack.pop()
+        found[cls.code] = cls
+        stack.extend(cls.__subclasses__())
+    return found

@@ -1,0 +1,141 @@
+"""What an agent sees after each step, and the options that say what to capture.
+
+Every observation carries a screenshot (JPEG unless PNG is asked for), the URL, the title, the
+tab list, the dialogs that were auto-dismissed since the last step, and the previous action's
+error. On request it also carries:
+
+* ``axtree``: accessibility-tree text in BrowserAgent's format, one ``[id] role 'name'`` line per
+  node, consecutive static text merged; ``viewport`` mode keeps only what is on screen.
+* ``elements``: the interactive elements with their ids and boxes (set-of-marks list). With
+  ``marks=True`` the ids are also drawn onto the screenshot.
+
+Element ids are the same in ``axtree`` and ``elements`` and stay stable within one page state;
+element actions (``click(element=...)``) accept exactly these ids.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ImageFormat(StrEnum):
+    JPEG = "jpeg"
+    PNG = "png"
+
+
+class AxTreeMode(StrEnum):
+    NONE = "none"
+    VIEWPORT = "viewport"  # only nodes that intersect the visible viewport
+    FULL = "full"  # the whole page
+
+
+class ObservationOptions(BaseModel):
+    """What to capture. Cheap by default: a screenshot and page metadata only."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    screenshot: bool = True
+    image_format: ImageFormat = ImageFormat.JPEG
+    jpeg_quality: int = Field(default=80, ge=1, le=100)
+    axtree: AxTreeMode = AxTreeMode.NONE
+    elements: bool = False  # include the interactive-element list
+    marks: bool = False  # draw element ids on the screenshot (implies elements)
+
+    def wants_elements(self) -> bool:
+        return self.elements or self.marks or self.axtree is not AxTreeMode.NONE
+
+
+class Box(BaseModel):
+    """An element's bounding box in viewport CSS pixels (same as screenshot pixels)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    x: float
+    y: float
+    width: float
+    height: float
+
+    def center(self) -> tuple[float, float]:
+        return self.x + self.width / 2, self.y + self.height / 2
+
+
+class Element(BaseModel):
+    """One interactive element: what set-of-marks shows and element actions accept."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: int
+    role: str  # ARIA role, explicit or implied by the tag (button, link, textbox, ...)
+    name: str  # accessible name (label, aria-label, text, placeholder, alt, title)
+    tag: str  # lowercase tag name
+    box: Box
+    in_viewport: bool
+    html_id: str | None = None  # the element's DOM id attribute, if any
+    value: str | None = None  # current value of inputs, selects and textareas
+    checked: bool | None = None  # checkboxes and radios
+    options: list[str] | None = None  # option labels of a <select>
+
+
+class Tab(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    index: int
+    url: str
+    title: str
+    active: bool
+
+
+class ErrorInfo(BaseModel):
+    """A WebdojoError as data (see ``errors.WebdojoError.to_dict``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    code: str
+    fault: str
+    message: str
+    retryable: bool = False
+    details: dict[str, Any] | None = None
+
+
+class Observation(BaseModel):
+    # bytes travel as base64 in JSON (the wire protocol); in Python they stay raw bytes
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, ser_json_bytes="base64", val_json_bytes="base64"
+    )
+
+    url: str
+    title: str
+    tabs: list[Tab]
+    viewport_width: int
+    viewport_height: int
+    screenshot: bytes | None = None  # encoded image, marks drawn in if options.marks
+    image_format: ImageFormat = ImageFormat.JPEG
+    axtree: str | None = None
+    elements: list[Element] | None = None
+    dialogs: list[str] = Field(default_factory=list)  # messages of dialogs auto-dismissed
+    last_error: ErrorInfo | None = None  # the previous action's error, if it failed
+    timings_ms: dict[str, float] = Field(default_factory=dict)  # capture cost per part
+
+    def element_ids(self) -> frozenset[int] | None:
+        return None if self.elements is None else frozenset(e.id for e in self.elements)
+
+    def find_element(self, element_id: int) -> Element | None:
+        return next((e for e in self.elements or [] if e.id == element_id), None)
+
+
+class FinalState(BaseModel):
+    """What verifiers see: captured once at the end of an episode, before the context closes.
+
+    Verifiers are pure functions of this record, so they can be re-run from the store.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    url: str
+    title: str = ""
+    storage: dict[str, Any] = Field(default_factory=dict)  # localStorage, JSON values parsed
+    text: str = ""  # visible text of the page body, capped
+    answer: str | None = None  # the agent's stop(answer), None if it never stopped

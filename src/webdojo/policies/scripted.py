@@ -1,0 +1,141 @@
+"""The scripted policy: replays a task's reference solution (or one of its wrong solutions).
+
+Solution steps name elements by ``Target`` (DOM id, or role and accessible name) because
+element ids only exist once a page is observed; each step's target is resolved against the
+current observation's ``elements``. A target that cannot be found gives a Decision with no
+action and an ``unknown_element`` error (the step is tried again on the next observation, so a
+page that renders late still works); it never raises.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Literal
+
+from webdojo.actions import Action, Stop, action_from_dict
+from webdojo.errors import ConfigError, InvalidActionError, UnknownElement
+from webdojo.observation import Element, ErrorInfo, Observation, ObservationOptions
+from webdojo.parsing import ParseFormat, render
+from webdojo.policies.base import Decision, Step
+from webdojo.tasks.schema import SolutionStep, Target, Task
+
+SolutionGetter = Callable[[Task], Sequence[SolutionStep]]
+
+
+def reference_solution(task: Task) -> Sequence[SolutionStep]:
+    return task.solution
+
+
+def wrong_solution(index: int = 0) -> SolutionGetter:
+    """A getter for ``task.wrong_solutions[index]`` (ConfigError if the task has none)."""
+
+    def get(task: Task) -> Sequence[SolutionStep]:
+        if index >= len(task.wrong_solutions):
+            raise ConfigError(
+                f"task {task.id!r} has {len(task.wrong_solutions)} wrong solutions; "
+                f"asked for index {index}"
+            )
+        return task.wrong_solutions[index]
+
+    return get
+
+
+class ScriptedPolicy:
+    """Follows a solution step by step, then stops with an empty answer."""
+
+    name = "scripted"
+
+    def __init__(
+        self,
+        solution_getter: SolutionGetter | None = None,
+        *,
+        which: Literal["solution", "wrong"] = "solution",
+        index: int = 0,
+        wrong_index: int | None = None,
+        text_format: ParseFormat | str | None = None,
+    ) -> None:
+        """Which solution: ``solution_getter`` if given; else ``wrong_index=i`` (the same as
+        ``which="wrong", index=i``); else the reference solution. ``text_format`` renders each
+        Decision's text in a model format (handy for making SFT data); default is the
+        generic ``click(element=3)`` form."""
+        if wrong_index is not None:
+            which, index = "wrong", wrong_index
+        if solution_getter is None:
+            solution_getter = reference_solution if which == "solution" else wrong_solution(index)
+        self._solution = solution_getter
+        self._format = ParseFormat(text_format) if text_format is not None else None
+
+    def observation_options(self) -> ObservationOptions:
+        return ObservationOptions(elements=True)
+
+    async def act(self, task: Task, observation: Observation, history: list[Step]) -> Decision:
+        start = time.perf_counter()
+        steps = self._solution(task)
+        done = sum(1 for s in history if s.decision.action is not None)
+        if done >= len(steps):
+            return self._decision(Stop(), start)
+        try:
+            action = resolve_step(steps[done], observation)
+        except InvalidActionError as exc:
+            text = f"(solution step {done + 1} could not be used: {exc.message})"
+            error = ErrorInfo(**exc.to_dict())
+            return Decision(text, None, error, latency_s=time.perf_counter() - start)
+        return self._decision(action, start)
+
+    async def aclose(self) -> None:
+        return None
+
+    def _decision(self, action: Action, start: float) -> Decision:
+        return Decision(self._text(action), action, latency_s=time.perf_counter() - start)
+
+    def _text(self, action: Action) -> str:
+        if self._format is not None:
+            try:
+                return render(action, self._format)
+            except ValueError:
+                pass  # the format cannot say this action; fall back to the generic form
+        return action.describe()
+
+
+def resolve_step(step: SolutionStep, observation: Observation) -> Action:
+    """The step as an action, its target replaced by the element id on this page."""
+    fields = step.action_fields()
+    if step.target is not None:
+        if observation.elements is None:
+            raise UnknownElement(
+                "the observation has no element list; ask for ObservationOptions(elements=True)"
+            )
+        element = find_target(step.target, observation.elements)
+        if element is None:
+            raise UnknownElement(
+                f"no element matches {describe_target(step.target)} on {observation.url}",
+                target=step.target.model_dump(exclude_none=True),
+            )
+        fields["element"] = element.id
+    return action_from_dict(fields)
+
+
+def find_target(target: Target, elements: Sequence[Element]) -> Element | None:
+    """Match the DOM id; else role and exact name; else role and case-insensitive name."""
+    if target.html_id is not None:
+        return next((e for e in elements if e.html_id == target.html_id), None)
+    pool = [e for e in elements if target.role is None or e.role.lower() == target.role.lower()]
+    if target.name is None:
+        return pool[0] if pool else None
+    exact = next((e for e in pool if e.name == target.name), None)
+    if exact is not None:
+        return exact
+    wanted = _fold(target.name)
+    return next((e for e in pool if _fold(e.name) == wanted), None)
+
+
+def describe_target(target: Target) -> str:
+    if target.html_id is not None:
+        return f"#{target.html_id}"
+    parts = [target.role or "element"] + ([repr(target.name)] if target.name is not None else [])
+    return " ".join(parts)
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.split()).casefold()

@@ -1,0 +1,53 @@
+"""Prompt templates, one per output format, and the registry that names them.
+
+=================  ==============  ===============================================================
+template           parse format    observation and reply
+=================  ==============  ===============================================================
+``qwen``           qwen            screenshots; ``Action:`` sentence + ``<tool_call>`` computer_use
+``webgym_memory``  qwen            as qwen, plus Memory / Progress / Intention (append-only memory)
+``browseragent``   browseragent    accessibility tree; ``<think>``, ``<conclusion>``, fenced command
+``funcall``        funcall         screenshot + accessibility tree; one ``click(element=3)`` call
+=================  ==============  ===============================================================
+
+``get_template(name, **options)`` builds one; options are the template's dataclass fields
+(``max_images``, ``screenshot``, ``axtree``, ``max_history_lines``, ``coord_space``...).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webdojo.errors import ConfigError
+from webdojo.prompts.base import PromptTemplate
+from webdojo.prompts.browseragent import BrowserAgentTemplate
+from webdojo.prompts.funcall import FuncallTemplate
+from webdojo.prompts.qwen import QwenTemplate, WebGymMemoryTemplate
+
+TEMPLATES: dict[str, type[PromptTemplate]] = {
+    cls.name: cls
+    for cls in (QwenTemplate, WebGymMemoryTemplate, BrowserAgentTemplate, FuncallTemplate)
+}
+
+
+def get_template(name: str, **options: Any) -> PromptTemplate:
+    """The template called ``name``, configured with ``options``. ConfigError if unknown."""
+    cls = TEMPLATES.get(name)
+    if cls is None:
+        raise ConfigError(
+            f"unknown prompt template {name!r}; choose one of: {', '.join(TEMPLATES)}"
+        )
+    try:
+        return cls(**options)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"bad options for template {name!r}: {exc}") from exc
+
+
+__all__ = [
+    "TEMPLATES",
+    "BrowserAgentTemplate",
+    "FuncallTemplate",
+    "PromptTemplate",
+    "QwenTemplate",
+    "WebGymMemoryTemplate",
+    "get_template",
+]

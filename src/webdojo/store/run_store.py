@@ -1,0 +1,145 @@
+"""The trajectory store: one directory per run, append-only, resumable.
+
+Layout (``FORMAT_VERSION`` 1)::
+
+    DIR/config.json        how the run was started (written once; checked on resume)
+    DIR/steps.jsonl        one line per step, appended as the step happens
+    DIR/episodes.jsonl     one line per finished episode
+    DIR/screenshots/ab/abcdef...e.jpg   content-addressed (sha256 of the bytes)
+
+Nothing is ever rewritten. An interrupted run leaves at worst a truncated last line, which
+readers skip. Resuming appends to the same files: episodes already finished are skipped, and
+infrastructure-faulted ones are run again (they were never scored). Readers take the latest
+record per episode key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from webdojo.errors import ConfigError
+
+FORMAT_VERSION = 1
+CONFIG = "config.json"
+STEPS = "steps.jsonl"
+EPISODES = "episodes.jsonl"
+SCREENSHOTS = "screenshots"
+
+
+class RunStore:
+    """Writes one run directory. Not thread-safe; one event loop writes it."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.root.mkdir(parents=True, exist_ok=True)
+        (self.root / SCREENSHOTS).mkdir(exist_ok=True)
+        self._steps = _open_for_append(self.root / STEPS)
+        self._episodes = _open_for_append(self.root / EPISODES)
+
+    # --- config -------------------------------------------------------------------------
+
+    def write_config(self, config: dict[str, Any]) -> None:
+        """Record the run's config; on resume, refuse a config that changes what is measured."""
+        path = self.root / CONFIG
+        config = {"format_version": FORMAT_VERSION, **config}
+        if path.exists():
+            old = json.loads(path.read_text(encoding="utf-8"))
+            changed = [k for k in ("tasks", "policy", "seed") if old.get(k) != config.get(k)]
+            if changed:
+                raise ConfigError(
+                    f"{self.root} holds a run with a different {', '.join(changed)}; "
+                    "use another --out or the same settings"
+                )
+            return
+        _write_atomic(path, json.dumps(config, indent=2, sort_keys=True))
+
+    # --- records ------------------------------------------------------------------------
+
+    def add_screenshot(self, data: bytes, ext: str) -> str:
+        """Store an image once; returns its path relative to the run directory."""
+        digest = hashlib.sha256(data).hexdigest()
+        rel = f"{SCREENSHOTS}/{digest[:2]}/{digest}.{ext}"
+        path = self.root / rel
+        if not path.exists():
+            path.parent.mkdir(exist_ok=True)
+            _write_atomic(path, data)
+        return rel
+
+    def append_step(self, record: dict[str, Any]) -> None:
+        self._append(self._steps, record, durable=False)
+
+    def append_episode(self, record: dict[str, Any]) -> None:
+        # Steps are flushed but only synced here: an episode line implies its steps are on disk.
+        os.fsync(self._steps.fileno())
+        self._append(self._episodes, record, durable=True)
+
+    def _append(self, handle: IO[str], record: dict[str, Any], durable: bool) -> None:
+        handle.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+        handle.flush()
+        if durable:
+            os.fsync(handle.fileno())
+
+    def close(self) -> None:
+        for handle in (self._steps, self._episodes):
+            if not handle.closed:
+                handle.close()
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# --- reading ------------------------------------------------------------------------------
+
+
+def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    """Records of a JSONL file; a truncated or corrupt line (an interrupted write) is skipped."""
+    if not path.exists():
+        return
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(record, dict):
+                yield record
+
+
+def latest_episodes(root: Path) -> dict[str, dict[str, Any]]:
+    """The last record of each episode key in a run directory."""
+    return {rec["key"]: rec for rec in read_jsonl(root / EPISODES) if "key" in rec}
+
+
+def finished_keys(root: Path) -> set[str]:
+    """Episode keys that a resumed run should skip: everything not lost to an infra fault."""
+    return {k for k, rec in latest_episodes(root).items() if rec.get("fault") != "infra"}
+
+
+def _open_for_append(path: Path) -> IO[str]:
+    """Open a JSONL file for appending, first ending a line left truncated by a crash so that
+    the next record starts on a line of its own."""
+    if path.exists() and path.stat().st_size:
+        with open(path, "rb") as handle:
+            handle.seek(-1, os.SEEK_END)
+            truncated = handle.read(1) != b"\n"
+        if truncated:
+            with open(path, "a", encoding="utf-8") as handle:
+                handle.write("\n")
+    return open(path, "a", encoding="utf-8")
+
+
+def _write_atomic(path: Path, data: str | bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    with open(tmp, "wb") as handle:
+        handle.write(data)
+    os.replace(tmp, path)

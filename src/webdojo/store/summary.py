@@ -1,0 +1,126 @@
+"""Summaries of a run directory: success by site and difficulty, steps, repetition, faults.
+
+Success rates count only verified episodes: an episode lost to an env or infra fault was never
+scored, so it is reported in ``faults`` rather than counted as a failure.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import mean
+from typing import Any
+
+from webdojo.store.run_store import STEPS, latest_episodes, read_jsonl
+
+
+@dataclass
+class Bucket:
+    episodes: int = 0  # verified episodes
+    successes: int = 0
+    faults: int = 0  # episodes that ended in an env/infra fault (unscored)
+    steps: list[int] = field(default_factory=list)
+
+    def add(self, record: dict[str, Any]) -> None:
+        if record.get("success") is None:
+            self.faults += 1
+            return
+        self.episodes += 1
+        self.successes += bool(record["success"])
+        self.steps.append(int(record.get("steps", 0)))
+
+    @property
+    def success_rate(self) -> float | None:
+        return None if self.episodes == 0 else self.successes / self.episodes
+
+    def to_json(self) -> dict[str, Any]:
+        rate = self.success_rate
+        return {
+            "episodes": self.episodes,
+            "successes": self.successes,
+            "success_rate": None if rate is None else round(rate, 4),
+            "mean_steps": round(mean(self.steps), 2) if self.steps else None,
+            "faults": self.faults,
+        }
+
+
+@dataclass
+class RunSummary:
+    out: str
+    overall: Bucket
+    by_site: dict[str, Bucket]
+    by_difficulty: dict[int, Bucket]
+    by_level: dict[str, Bucket]
+    repeated_steps: int  # steps whose next screenshot is byte-identical to the one acted on
+    total_steps: int
+    wall_s: float  # sum of episode wall times
+    fault_codes: dict[str, int]
+
+    @property
+    def repetition_share(self) -> float | None:
+        return None if self.total_steps == 0 else self.repeated_steps / self.total_steps
+
+    def to_json(self, elapsed_s: float | None = None) -> dict[str, Any]:
+        """The ``--json`` line: episodes, success_rate, by_site, by_difficulty, out (+ extras)."""
+        overall = self.overall.to_json()
+        share = self.repetition_share
+        return {
+            "episodes": self.overall.episodes + self.overall.faults,
+            "success_rate": overall["success_rate"],
+            "by_site": {k: v.to_json() for k, v in sorted(self.by_site.items())},
+            "by_difficulty": {str(k): v.to_json() for k, v in sorted(self.by_difficulty.items())},
+            "by_level": {k: v.to_json() for k, v in self.by_level.items()},
+            "mean_steps": overall["mean_steps"],
+            "repetition_share": None if share is None else round(share, 4),
+            "faults": self.fault_codes,
+            "episode_wall_s": round(self.wall_s, 2),
+            "elapsed_s": None if elapsed_s is None else round(elapsed_s, 2),
+            "out": self.out,
+        }
+
+
+LEVEL_ORDER = ("easy", "medium", "hard")
+
+
+def summarize(root: Path) -> RunSummary:
+    records = list(latest_episodes(root).values())
+    overall, by_site, by_diff = Bucket(), defaultdict(Bucket), defaultdict(Bucket)
+    by_level: dict[str, Bucket] = {level: Bucket() for level in LEVEL_ORDER}
+    fault_codes: dict[str, int] = defaultdict(int)
+    for rec in records:
+        for bucket in (
+            overall,
+            by_site[rec["site"]],
+            by_diff[rec["difficulty"]],
+            by_level[rec["level"]],
+        ):
+            bucket.add(rec)
+        if rec.get("error"):
+            fault_codes[rec["error"]["code"]] += 1
+    repeated, total = repetition(root, {r["episode"] for r in records})
+    return RunSummary(
+        out=str(root),
+        overall=overall,
+        by_site=dict(by_site),
+        by_difficulty=dict(by_diff),
+        by_level={k: v for k, v in by_level.items() if v.episodes or v.faults},
+        repeated_steps=repeated,
+        total_steps=total,
+        wall_s=sum(float(r.get("wall_s", 0.0)) for r in records),
+        fault_codes=dict(fault_codes),
+    )
+
+
+def repetition(root: Path, episodes: set[str | None]) -> tuple[int, int]:
+    """WebGym's repetition statistic over the episodes kept: steps whose screenshot did not
+    change. Steps of superseded attempts (before a resume) are left out."""
+    repeated = total = 0
+    for step in read_jsonl(root / STEPS):
+        if step.get("episode") not in episodes or step.get("screenshot") is None:
+            continue
+        if (step.get("action") or {}).get("type") == "stop":
+            continue  # stopping never changes the page; counting it would inflate the share
+        total += 1
+        repeated += step["screenshot"] == step.get("next_screenshot")
+    return repeated, total

@@ -1,0 +1,163 @@
+"""Load sites and tasks from directories and task files; resolve a ``--tasks`` spec.
+
+Directory format (documented in docs/sites.md)::
+
+    ROOT/                  a sites root: every sub-directory holding a site.json is a site
+      shop/
+        site.json          SiteInfo
+        tasks.json         list of Task objects (or tasks.jsonl, one per line)
+        index.html ...     the static site
+
+A spec is a comma-separated list of sources; each source is ``builtin``, a sites root, a single
+site directory, or a ``.json``/``.jsonl`` task file, optionally followed by ``:site1+site2`` to
+keep only some sites. Examples: ``builtin``, ``builtin:shop+wiki``, ``./my_sites``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+
+from webdojo.errors import TaskFileError
+from webdojo.tasks.schema import SiteInfo, Task
+
+BUILTIN = "builtin"
+M = TypeVar("M", SiteInfo, Task)
+
+
+@dataclass(frozen=True)
+class Site:
+    info: SiteInfo
+    path: Path  # directory served at /<info.name>/
+
+
+@dataclass
+class TaskSet:
+    tasks: list[Task] = field(default_factory=list)
+    sites: dict[str, Site] = field(default_factory=dict)
+
+    def merge(self, other: TaskSet) -> None:
+        for name, site in other.sites.items():
+            known = self.sites.get(name)
+            if known is not None and known.path != site.path:
+                raise TaskFileError(
+                    f"two different sites are called {name!r}: {known.path}, {site.path}"
+                )
+            self.sites[name] = site
+        seen = {t.id for t in self.tasks}
+        for task in other.tasks:
+            if task.id in seen:
+                raise TaskFileError(f"duplicate task id {task.id!r}")
+            seen.add(task.id)
+            self.tasks.append(task)
+
+    def only_sites(self, names: set[str]) -> TaskSet:
+        unknown = names - {t.site for t in self.tasks} - set(self.sites)
+        if unknown:
+            raise TaskFileError(f"no such site(s): {', '.join(sorted(unknown))}")
+        return TaskSet(
+            tasks=[t for t in self.tasks if t.site in names],
+            sites={n: s for n, s in self.sites.items() if n in names},
+        )
+
+
+def builtin_root() -> Path:
+    return Path(str(resources.files("webdojo.sites") / "builtin"))
+
+
+def load_spec(spec: str) -> TaskSet:
+    """Resolve a ``--tasks`` spec (see the module docstring)."""
+    result = TaskSet()
+    for source in filter(None, (s.strip() for s in spec.split(","))):
+        path_part, _, site_part = source.partition(":")
+        loaded = load_source(path_part)
+        if site_part:
+            loaded = loaded.only_sites(set(site_part.split("+")))
+        result.merge(loaded)
+    if not result.tasks:
+        raise TaskFileError(f"the task spec {spec!r} selects no tasks")
+    return result
+
+
+def load_source(source: str) -> TaskSet:
+    path = builtin_root() if source == BUILTIN else Path(source).expanduser()
+    if not path.exists():
+        raise TaskFileError(f"{source}: no such file or directory")
+    if path.is_file():
+        return TaskSet(tasks=load_task_file(path))
+    if (path / "site.json").exists():
+        site, tasks = load_site(path)
+        return TaskSet(tasks=tasks, sites={site.info.name: site})
+    return load_sites_root(path)
+
+
+def load_sites_root(root: Path) -> TaskSet:
+    result = TaskSet()
+    site_dirs = sorted(p for p in root.iterdir() if (p / "site.json").exists())
+    if not site_dirs:
+        raise TaskFileError(f"{root}: no site directories (sub-directories with a site.json)")
+    for directory in site_dirs:
+        site, tasks = load_site(directory)
+        result.merge(TaskSet(tasks=tasks, sites={site.info.name: site}))
+    return result
+
+
+def load_site(directory: Path) -> tuple[Site, list[Task]]:
+    info = _validate(SiteInfo, _read_json(directory / "site.json"), directory / "site.json")
+    if info.name != directory.name:
+        raise TaskFileError(f"{directory}/site.json: name {info.name!r} != directory name")
+    site = Site(info=info, path=directory.resolve())
+    tasks: list[Task] = []
+    for candidate in ("tasks.json", "tasks.jsonl"):
+        if (directory / candidate).exists():
+            tasks += load_task_file(directory / candidate)
+    for task in tasks:
+        if task.site != info.name:
+            raise TaskFileError(f"{directory}: task {task.id!r} names site {task.site!r}")
+    return site, tasks
+
+
+def load_task_file(path: Path) -> list[Task]:
+    """A JSON list of tasks, or JSONL with one task per line."""
+    if path.suffix == ".jsonl":
+        rows = [
+            _parse_json(line, f"{path}:{n}")
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+            if line.strip()
+        ]
+    else:
+        data = _read_json(path)
+        rows = data if isinstance(data, list) else None
+        if rows is None:
+            raise TaskFileError(f"{path}: expected a JSON list of tasks")
+    return [_validate(Task, row, f"{path} [task {i}]") for i, row in enumerate(rows)]
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise TaskFileError(f"{path}: {exc.strerror}") from exc
+    return _parse_json(text, str(path))
+
+
+def _parse_json(text: str, where: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TaskFileError(f"{where}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
+
+
+def _validate(model: type[M], data: Any, where: object) -> M:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"]) or "(root)"
+        more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise TaskFileError(f"{where}: {loc}: {first['msg']}{more}") from exc

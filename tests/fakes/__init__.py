@@ -1,0 +1,1 @@
+"""Real local stand-ins for outside services (an OpenAI-compatible model endpoint)."""

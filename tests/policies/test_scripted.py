@@ -1,0 +1,99 @@
+"""The scripted policy: target resolution, wrong solutions, stopping."""
+
+from __future__ import annotations
+
+import pytest
+from policy_builders import make_obs, make_step, make_task
+
+from webdojo.actions import Click, Select, Stop, Type
+from webdojo.errors import ConfigError
+from webdojo.policies import ScriptedPolicy, make_policy
+from webdojo.policies.scripted import find_target
+from webdojo.tasks.schema import SolutionStep, Target
+
+
+def steps(*raw: dict) -> list[SolutionStep]:
+    return [SolutionStep.model_validate(r) for r in raw]
+
+
+@pytest.mark.parametrize(
+    ("target", "expected"),
+    [
+        ({"html_id": "add-lamp"}, 4),
+        ({"role": "button", "name": "Go"}, 3),
+        ({"role": "button", "name": "add to  CART"}, 4),  # case and spaces do not matter
+        ({"name": "Search products"}, 2),
+        ({"role": "combobox"}, 5),
+        ({"html_id": "missing"}, None),
+        ({"role": "link", "name": "Go"}, None),  # right name, wrong role
+    ],
+)
+def test_find_target(target, expected):
+    found = find_target(Target(**target), make_obs().elements or [])
+    assert (found.id if found else None) == expected
+
+
+async def test_follows_the_solution_then_stops(task):
+    policy = make_policy("scripted")
+    assert policy.observation_options().elements is True
+    first = await policy.act(task, make_obs(), [])
+    assert first.action == Click(element=4) and first.error is None
+    assert first.text == "click(element=4)"
+    second = await policy.act(task, make_obs(), [make_step(0, first.text, first.action)])
+    assert second.action == Stop()
+    history = [make_step(i, "", Click(element=4)) for i in range(2)]
+    assert (await policy.act(task, make_obs(), history)).action == Stop(answer="")
+
+
+async def test_fields_besides_the_target_are_kept():
+    task = make_task(solution=[
+        {"type": "type", "target": {"role": "searchbox", "name": "search products"},
+         "text": "brass lamp", "enter": True},
+        {"type": "select", "target": {"name": "Size"}, "option": "Large"},
+        {"type": "stop", "answer": "done"},
+    ])  # fmt: skip
+    policy = ScriptedPolicy(text_format="browseragent")
+    history = []
+    for i in range(3):
+        decision = await policy.act(task, make_obs(), history)
+        history.append(make_step(i, decision.text, decision.action))
+    actions = [s.decision.action for s in history]
+    assert actions == [Type(element=2, text="brass lamp", enter=True),
+                       Select(element=5, option="Large"), Stop(answer="done")]  # fmt: skip
+    assert history[0].decision.text == "```\ntype [2] [brass lamp] [1]\n```"
+
+
+async def test_missing_target_is_a_decision_not_an_exception(task):
+    policy = ScriptedPolicy()
+    page_without_button = make_obs(elements=[e for e in make_obs().elements or [] if e.id != 4])
+    decision = await policy.act(task, page_without_button, [])
+    assert decision.action is None
+    assert decision.error is not None and decision.error.code == "unknown_element"
+    assert "#add-lamp" in decision.error.message
+    # the same step is tried again once the element shows up
+    history = [make_step(0, decision.text, None)]
+    assert (await policy.act(task, make_obs(), history)).action == Click(element=4)
+
+
+async def test_no_element_list_is_reported(task):
+    decision = await ScriptedPolicy().act(task, make_obs(elements=None), [])
+    assert decision.error is not None and "elements=True" in decision.error.message
+
+
+async def test_wrong_solution(task):
+    policy = make_policy("scripted", which="wrong", index=0)
+    assert (await policy.act(task, make_obs(), [])).action == Click(element=1)
+    assert (await ScriptedPolicy(wrong_index=0).act(task, make_obs(), [])).action == Click(
+        element=1
+    )
+    with pytest.raises(ConfigError):
+        await ScriptedPolicy(which="wrong", index=3).act(task, make_obs(), [])
+    custom = ScriptedPolicy(solution_getter=lambda t: steps({"type": "go_back"}))
+    assert (await custom.act(task, make_obs(), [])).action.type == "go_back"
+
+
+async def test_invalid_solution_step_is_reported(task):
+    bad = ScriptedPolicy(solution_getter=lambda t: steps({"type": "press", "keys": "Hyper+q"}))
+    decision = await bad.act(task, make_obs(), [])
+    assert decision.action is None and decision.error is not None
+    assert decision.error.code == "bad_key"
