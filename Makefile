@@ -20,6 +20,8 @@ demo: setup
 	$(BIN)/webdojo run --out runs/demo
 	@echo
 	@echo "Run directory: runs/demo  (steps.jsonl, episodes.jsonl, screenshots/)"
+	@echo "Report:        runs/demo/report.html"
+	@echo "Browse:        $(BIN)/webdojo view runs/demo"
 
 test: setup
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

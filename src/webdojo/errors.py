@@ -30,10 +30,20 @@ The ``fault`` says who is to blame, which decides how a trainer should treat the
     │   ├── BrowserClosed              browser_closed
     │   ├── ModelError                 model_error
     │   │   └── ModelTimeout           model_timeout
-    │   └── SessionLost                session_lost
+    │   ├── SessionLost                session_lost
+    │   ├── Overloaded                 overloaded      (server: past --max-sessions, 429)
+    │   ├── ServerUnavailable          server_unavailable (client: server unreachable)
+    │   └── InternalError              internal_error  (server: a bug, 500)
     ├── ConfigError                    fault=config
-    │   └── TaskFileError              bad_task_file
+    │   ├── TaskFileError              bad_task_file
+    │   ├── UnknownTask                unknown_task    (server: no such task id)
+    │   ├── Unauthorized               unauthorized    (server: missing/wrong bearer token)
+    │   └── InvalidRequest             invalid_request (server: malformed request body)
+    │       └── RequestTooLarge        body_too_large
     └── StateError                     invalid_state   (e.g. step after done)
+        ├── UnknownSession             unknown_session (server: no such session id)
+        ├── SessionClosed              session_closed  (server: already closed)
+        └── SessionExpired             session_expired (server: the idle lease ran out)
 
 Library exceptions (Playwright, httpx, openai) are translated at the boundary with
 ``raise ... from exc`` so that callers only ever catch these.
@@ -187,6 +197,25 @@ class SessionLost(InfraError):
     code = "session_lost"
 
 
+class Overloaded(InfraError):
+    """The server is at its session limit; retry after the delay it gives (Retry-After)."""
+
+    code = "overloaded"
+
+
+class ServerUnavailable(InfraError):
+    """An environment server could not be reached (connection refused, reset, timed out)."""
+
+    code = "server_unavailable"
+
+
+class InternalError(InfraError):
+    """An unexpected exception inside webdojo (a bug): reported, never scored."""
+
+    code = "internal_error"
+    retryable = False
+
+
 # --- user configuration -------------------------------------------------------------------
 
 
@@ -199,11 +228,45 @@ class TaskFileError(ConfigError):
     code = "bad_task_file"
 
 
+class UnknownTask(ConfigError):
+    code = "unknown_task"
+
+
+class Unauthorized(ConfigError):
+    code = "unauthorized"
+
+
+class InvalidRequest(ConfigError):
+    """A request that does not follow the wire protocol (bad JSON, missing fields...)."""
+
+    code = "invalid_request"
+
+
+class RequestTooLarge(InvalidRequest):
+    code = "body_too_large"
+
+
 class StateError(WebdojoError):
     """An operation that the current lifecycle state does not allow (step after done...)."""
 
     code = "invalid_state"
     fault = Fault.CONFIG
+
+
+class UnknownSession(StateError):
+    """No session has this id (never created, or closed long ago)."""
+
+    code = "unknown_session"
+
+
+class SessionClosed(StateError):
+    code = "session_closed"
+
+
+class SessionExpired(StateError):
+    """No request came within the session's idle lease, so the server closed it."""
+
+    code = "session_expired"
 
 
 def all_codes() -> dict[str, type[WebdojoError]]:

@@ -85,7 +85,9 @@ LEVEL_ORDER = ("easy", "medium", "hard")
 
 def summarize(root: Path) -> RunSummary:
     records = list(latest_episodes(root).values())
-    overall, by_site, by_diff = Bucket(), defaultdict(Bucket), defaultdict(Bucket)
+    overall = Bucket()
+    by_site: defaultdict[str, Bucket] = defaultdict(Bucket)
+    by_diff: defaultdict[int, Bucket] = defaultdict(Bucket)
     by_level: dict[str, Bucket] = {level: Bucket() for level in LEVEL_ORDER}
     fault_codes: dict[str, int] = defaultdict(int)
     for rec in records:

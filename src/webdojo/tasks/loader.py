@@ -132,9 +132,9 @@ def load_task_file(path: Path) -> list[Task]:
         ]
     else:
         data = _read_json(path)
-        rows = data if isinstance(data, list) else None
-        if rows is None:
+        if not isinstance(data, list):
             raise TaskFileError(f"{path}: expected a JSON list of tasks")
+        rows = data
     return [_validate(Task, row, f"{path} [task {i}]") for i, row in enumerate(rows)]
 
 

@@ -1,0 +1,152 @@
+"""The ``webdojo`` command line (Typer). Each command is a thin shell over a library call."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from webdojo.errors import WebdojoError
+from webdojo.viewer.commands import register as register_viewer_commands
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
+sites_app = typer.Typer(no_args_is_help=True, help="Built-in and user-written synthetic sites.")
+bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks that print ratios to a baseline.")
+app.add_typer(sites_app, name="sites")
+app.add_typer(bench_app, name="bench")
+
+console = Console()  # with --json, the JSON object is still the last stdout line
+
+
+def _fail(exc: WebdojoError) -> typer.Exit:
+    console.print(f"[red]error[/red] {escape(str(exc))}")
+    return typer.Exit(code=2)
+
+
+def _emit_json(data: dict[str, Any]) -> None:
+    """The last line on stdout: one JSON object."""
+    print(json.dumps(data, sort_keys=False))
+
+
+@app.command()
+def run(
+    tasks: Annotated[
+        str, typer.Option(help="task spec: builtin, builtin:shop+wiki, a sites dir or a task file")
+    ] = "builtin",
+    policy: Annotated[
+        str | None,
+        typer.Option(
+            help="scripted | random | openai (default: openai if a model endpoint is configured, else scripted)"
+        ),
+    ] = None,
+    limit: Annotated[int | None, typer.Option(help="run only the first N episodes")] = None,
+    concurrency: Annotated[int, typer.Option(help="episodes in flight")] = 4,
+    repeats: Annotated[int, typer.Option(help="episodes per task")] = 1,
+    seed: Annotated[int, typer.Option(help="seed for the random policy and sampling")] = 0,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="run directory (default runs/<timestamp>); an existing one is resumed"),
+    ] = None,
+    model_base_url: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible endpoint (else $WEBDOJO_MODEL_BASE_URL)")
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="model name (else $WEBDOJO_MODEL)")] = None,
+    template: Annotated[
+        str,
+        typer.Option(
+            help="prompt template for the openai policy: qwen, webgym_memory, browseragent, funcall"
+        ),
+    ] = "webgym_memory",
+    as_json: Annotated[
+        bool, typer.Option("--json", help="print a JSON summary as the last stdout line")
+    ] = False,
+) -> None:
+    """Roll out a policy on a task set, verify every episode, store and summarize the run."""
+    from webdojo.rollout.cli_run import run_command
+
+    try:
+        run_command(
+            tasks=tasks,
+            policy=policy,
+            limit=limit,
+            concurrency=concurrency,
+            repeats=repeats,
+            seed=seed,
+            out=out or Path("runs") / datetime.now().strftime("%Y%m%d-%H%M%S"),
+            model_base_url=model_base_url,
+            model=model,
+            template=template,
+            as_json=as_json,
+            console=console,
+            emit_json=_emit_json,
+        )
+    except WebdojoError as exc:
+        raise _fail(exc) from exc
+
+
+@app.command()
+def doctor(
+    as_json: Annotated[bool, typer.Option("--json", help="print the findings as JSON")] = False,
+) -> None:
+    """Check the installation: Chromium, Playwright, the model endpoint."""
+    from webdojo.doctor import diagnose, render
+
+    findings = asyncio.run(diagnose())
+    if as_json:
+        _emit_json(findings)
+    else:
+        render(findings, console)
+    if not findings["ok"]:
+        raise typer.Exit(code=1)
+
+
+@sites_app.command("check")
+def sites_check(
+    directory: Annotated[
+        str, typer.Argument(help="a sites root, one site directory, or 'builtin'")
+    ] = "builtin",
+    as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
+) -> None:
+    """Load every page, report console errors and failed requests, and run every reference
+    solution (which must pass) and wrong solution (which must fail) against its verifier."""
+    from webdojo.sites.check import check_sites, render_report
+
+    try:
+        report = asyncio.run(check_sites(directory, progress_console=None if as_json else console))
+    except WebdojoError as exc:
+        raise _fail(exc) from exc
+    if as_json:
+        _emit_json(report.to_json())
+    else:
+        render_report(report, console)
+    if not report.ok:
+        raise typer.Exit(code=1)
+
+
+@bench_app.command("env")
+def bench_env(
+    iterations: Annotated[int, typer.Option(help="measured steps per operation")] = 40,
+    as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
+) -> None:
+    """Step, navigation and reset latency: webdojo's session against raw Playwright."""
+    from webdojo.bench.env_bench import env_bench_table, run_env_bench
+
+    started = time.perf_counter()
+    result = asyncio.run(run_env_bench(iterations=iterations))
+    console.print(env_bench_table(result))
+    console.print(f"[dim]bench took {time.perf_counter() - started:.1f} s[/dim]")
+    if as_json:
+        _emit_json(result.to_json())
+
+
+register_viewer_commands(app)  # view, report
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,210 @@
+"""The FastAPI app of ``webdojo serve``: routes under ``/v1``, ``/metrics``, OpenAPI.
+
+``create_app(pool, task_set, settings)`` builds it; the app's lifespan starts the pool (in the
+server's own event loop), a ``SiteServer`` for the task set's sites and the lease reaper, and
+closes all three at shutdown. Routes are thin: decode, one ``SessionService`` call, encode.
+
+Responses are JSON unless the request's Accept header asks for msgpack (``transport.py``);
+errors are always an ``ErrorBody`` in JSON (``http_errors.py``). Middlewares, outermost
+first: bearer auth (when a token is set), then the body cap, both before any parsing.
+
+Close semantics: ``DELETE`` answers 204 once; closing again answers 409 ``session_closed`` (and
+410 ``session_expired`` after the reaper closed it): a double close is a client bug worth
+seeing. ``HttpEnv`` treats those codes as "already closed" when it retries a DELETE.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib.metadata
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+from fastapi import FastAPI, Header, Response
+from fastapi.responses import Response as RawResponse
+
+from webdojo.browser.options import SessionOptions
+from webdojo.observation import Observation
+from webdojo.server import http_errors
+from webdojo.server.metrics import CONTENT_TYPE, ServerMetrics
+from webdojo.server.middleware import BearerAuth, BodyLimit
+from webdojo.server.pool import Pool
+from webdojo.server.protocol import (
+    API_VERSION,
+    MAX_BODY_BYTES,
+    CreateSessionRequest,
+    ErrorBody,
+    FinalStateRequest,
+    FinalStateResponse,
+    Health,
+    ObserveRequest,
+    SessionCreated,
+    StepRequest,
+    StepResponse,
+)
+from webdojo.server.registry import Registry
+from webdojo.server.service import SessionService
+from webdojo.server.transport import JSON, MSGPACK, respond
+from webdojo.sites.server import SiteServer
+from webdojo.tasks.loader import TaskSet
+
+PREFIX = f"/{API_VERSION}"
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("webdojo")
+    except importlib.metadata.PackageNotFoundError:  # running from a source tree
+        return "0+unknown"
+
+
+VERSION = _version()
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    max_sessions: int = 64  # live sessions (open or done) before create answers 429
+    idle_ttl_s: float = 300.0  # a session with no request for this long is closed
+    reap_interval_s: float | None = None  # how often the reaper looks; None = ttl / 4, <= 10 s
+    token: str | None = None  # bearer token; None = no auth (serve() insists on one off loopback)
+    retry_after_s: int = 1  # Retry-After of a 429
+    max_body_bytes: int = MAX_BODY_BYTES
+    session: SessionOptions = field(default_factory=SessionOptions)  # deadlines of sessions
+    manage_pool: bool = True  # start the pool at startup and close it at shutdown
+
+    def reap_every_s(self) -> float:
+        if self.reap_interval_s is not None:
+            return self.reap_interval_s
+        return max(0.05, min(self.idle_ttl_s / 4, 10.0))
+
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorBody, "description": text}
+    for status, text in {
+        401: "missing or wrong bearer token",
+        404: "unknown session",
+        409: "state error: wrong step index, step after done, session closed",
+        410: "the session's idle lease expired",
+        413: "body too large",
+        422: "invalid request or action",
+        429: "overloaded (see Retry-After)",
+        502: "environment fault (the website)",
+        503: "infrastructure fault (session lost, browser gone)",
+    }.items()
+}
+Accept = Annotated[str | None, Header()]  # JSON or msgpack (see transport.py)
+_BINARY: dict[str, Any] = {
+    "content": {JSON: {}, MSGPACK: {}}
+}  # both media types, by the Accept header
+
+
+def create_app(pool: Pool, task_set: TaskSet, settings: ServerSettings | None = None) -> FastAPI:
+    settings = settings or ServerSettings()
+    registry = Registry(settings.max_sessions, settings.idle_ttl_s)
+    metrics = ServerMetrics(registry.counts, pool.stats, settings.max_sessions)
+    service = SessionService(
+        pool, registry, task_set, None, metrics, settings.session, settings.retry_after_s
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        service.sites = sites = SiteServer(task_set.sites)
+        try:
+            if settings.manage_pool:
+                await pool.start()
+            reaper = asyncio.create_task(service.reap_forever(settings.reap_every_s()))
+            try:
+                yield
+            finally:
+                reaper.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await reaper
+                await service.close_all()
+                if settings.manage_pool:
+                    await pool.aclose()
+        finally:
+            sites.close()
+
+    app = FastAPI(
+        title="webdojo environment server",
+        version=VERSION,
+        lifespan=lifespan,
+        responses=_ERRORS,
+    )
+    app.state.service = service
+    app.state.metrics = metrics
+    http_errors.install(app, metrics)
+    _routes(app, service, metrics)
+    app.add_middleware(BodyLimit, limit=settings.max_body_bytes, on_error=metrics.error)
+    if settings.token:
+        app.add_middleware(BearerAuth, token=settings.token, on_error=metrics.error)
+    return app
+
+
+def _routes(app: FastAPI, service: SessionService, metrics: ServerMetrics) -> None:
+    @app.post(
+        f"{PREFIX}/sessions",
+        response_model=SessionCreated,
+        status_code=201,
+        responses={201: _BINARY},
+    )
+    async def create_session(req: CreateSessionRequest, accept: Accept = None) -> Response:
+        """Open a fresh browser context at a task's start page or a URL; the first observation."""
+        return respond(await service.create(req), accept, status=201)
+
+    @app.post(
+        f"{PREFIX}/sessions/{{session_id}}/step",
+        response_model=StepResponse,
+        responses={200: _BINARY},
+    )
+    async def step(session_id: str, req: StepRequest, accept: Accept = None) -> Response:
+        """One action (or model text and its format). Re-sending the last step_index replays
+        the last response without acting again."""
+        return respond(await service.step(session_id, req), accept)
+
+    @app.post(
+        f"{PREFIX}/sessions/{{session_id}}/observe",
+        response_model=Observation,
+        responses={200: _BINARY},
+    )
+    async def observe(
+        session_id: str, req: ObserveRequest | None = None, accept: Accept = None
+    ) -> Response:
+        """Observe again without acting."""
+        options = None if req is None else req.observation
+        return respond(await service.observe(session_id, options), accept)
+
+    @app.post(f"{PREFIX}/sessions/{{session_id}}/final_state", response_model=FinalStateResponse)
+    async def final_state(
+        session_id: str, req: FinalStateRequest | None = None, accept: Accept = None
+    ) -> Response:
+        """The page's final state (what verifiers see), verified when made from a task id."""
+        answer = None if req is None else req.answer
+        return respond(await service.final_state(session_id, answer), accept)
+
+    @app.delete(f"{PREFIX}/sessions/{{session_id}}", status_code=204)
+    async def close(session_id: str) -> Response:
+        """Close the session. A second close answers 409 session_closed."""
+        await service.close(session_id)
+        return Response(status_code=204)
+
+    @app.get(f"{PREFIX}/health", response_model=Health)
+    async def health() -> Health:
+        """Liveness and capacity; the only route that needs no token."""
+        stats = service.pool.stats()
+        degraded = stats.workers_alive < stats.workers
+        return Health(
+            status="degraded" if degraded else "ok",
+            version=VERSION,
+            sessions=service.registry.live_count(),
+            max_sessions=service.registry.max_sessions,
+            workers=stats.workers,
+            workers_alive=stats.workers_alive,
+        )
+
+    @app.get("/metrics", response_class=RawResponse)
+    async def prometheus() -> Response:
+        """Prometheus text format."""
+        return Response(metrics.render(), media_type=CONTENT_TYPE)

@@ -1,0 +1,118 @@
+"""The wire protocol of ``webdojo serve``, version 1 (all routes under ``/v1``).
+
+Every request and response body is one of these pydantic models; FastAPI publishes them as
+OpenAPI at ``/openapi.json``. Outside data, so ``extra="forbid"`` everywhere.
+
+Errors: every non-2xx response has an ``ErrorBody``: a stable ``code`` (see ``webdojo.errors``),
+the ``fault`` (agent / env / infra / config) and whether a retry may succeed. Status codes:
+422 invalid action or request, 404 unknown session, 409 state error (step after done, wrong
+step index), 429 overloaded (with Retry-After), 502/503 infrastructure faults.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from webdojo.actions import Action
+from webdojo.observation import ErrorInfo, FinalState, Observation, ObservationOptions
+
+API_VERSION = "v1"
+MAX_BODY_BYTES = 1_000_000  # a step request is a few KB; anything near this is abuse
+
+
+class _Wire(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CreateSessionRequest(_Wire):
+    """Start an episode: a fresh browser context at a task's start page or at a URL."""
+
+    task_id: str | None = None  # a task of the server's task set; its site is served locally
+    start_url: str | None = None  # or any URL the server can reach
+    observation: ObservationOptions = Field(default_factory=ObservationOptions)
+    viewport_width: int = Field(default=1280, ge=100, le=4096)
+    viewport_height: int = Field(default=720, ge=100, le=4096)
+    seed: int | None = None  # recorded with the session; sites are deterministic already
+    client_key: str | None = Field(
+        default=None, max_length=200
+    )  # the client's episode id, for logs
+
+    @model_validator(mode="after")
+    def _one_start(self) -> CreateSessionRequest:
+        if (self.task_id is None) == (self.start_url is None):
+            raise ValueError("give exactly one of task_id or start_url")
+        return self
+
+
+class SessionCreated(_Wire):
+    session_id: str
+    observation: Observation
+    worker: str  # which worker owns the session (sessions stick to it)
+    max_steps: int | None = None  # the task's step cap when created from a task id
+
+
+class StepRequest(_Wire):
+    """One action, given either as an Action or as raw model text plus its format.
+
+    ``step_index`` counts from 0. Re-sending the last step's index returns the same response
+    without acting again, which makes a retried request (after a timeout) safe.
+    """
+
+    step_index: int = Field(ge=0)
+    action: Action | None = None
+    text: str | None = Field(default=None, max_length=256_000)
+    format: str | None = None  # a webdojo.parsing.ParseFormat value, required with text
+    observation: ObservationOptions | None = None  # None = the options given at creation
+
+    @model_validator(mode="after")
+    def _one_action(self) -> StepRequest:
+        if (self.action is None) == (self.text is None):
+            raise ValueError("give exactly one of action or text")
+        if self.text is not None and self.format is None:
+            raise ValueError("text needs a format (qwen, browseragent, funcall)")
+        return self
+
+
+class StepInfo(_Wire):
+    action: dict[str, Any] | None = None  # the action performed (parsed from text if given)
+    parse_error: ErrorInfo | None = None  # text that could not be parsed (nothing was done)
+    answer: str | None = None  # set when the action was stop
+    final_state: FinalState | None = None  # captured when done, for client-side verifiers
+    verifier: dict[str, Any] | None = None  # {"passed", "reasons"} when created from a task id
+    done_reason: str | None = None  # why done: "stop" | "step_cap" (the task's max_steps)
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+
+
+class StepResponse(_Wire):
+    step_index: int
+    observation: Observation
+    done: bool
+    info: StepInfo
+
+
+class ObserveRequest(_Wire):
+    observation: ObservationOptions | None = None
+
+
+class FinalStateRequest(_Wire):
+    answer: str | None = None
+
+
+class FinalStateResponse(_Wire):
+    final_state: FinalState
+    verifier: dict[str, Any] | None = None  # {"passed", "reasons"} when created from a task id
+
+
+class ErrorBody(_Wire):
+    error: ErrorInfo
+
+
+class Health(_Wire):
+    status: str  # "ok" | "degraded"
+    version: str
+    sessions: int
+    max_sessions: int
+    workers: int
+    workers_alive: int

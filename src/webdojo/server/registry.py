@@ -1,0 +1,210 @@
+"""The server's book of sessions: lifecycle, step indices, leases and admission control.
+
+No I/O here: the pool does the browser work, the app wires requests to both.
+
+Lifecycle (``SessionState``)::
+
+    OPEN --stop / step cap--> DONE --DELETE--> CLOSED
+      |                         |
+      +-- idle past the lease --+--> EXPIRED   (the reaper closed it)
+      +-- worker died ----------+--> LOST      (the pool said session_lost)
+
+OPEN and DONE sessions are live: they count against ``max_sessions`` and hold a browser
+context. A DONE session still answers observe and final_state, never step. LOST sessions
+answer ``session_lost`` until the client closes them (their context is already gone, so they
+do not count). CLOSED and EXPIRED sessions are forgotten, but their ids are remembered for a
+while (``tombstones``) so that a late request gets ``session_closed`` / ``session_expired``
+rather than an ambiguous ``unknown_session``.
+
+Step indices make a retried step safe: the index must be the next one expected; re-sending the
+previous index returns the cached response without acting again (the retry of a request whose
+response was lost); anything else is a 409 ``invalid_state`` with the expected index.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from webdojo.errors import (
+    Overloaded,
+    SessionClosed,
+    SessionExpired,
+    SessionLost,
+    StateError,
+    UnknownSession,
+)
+from webdojo.observation import FinalState, ObservationOptions
+from webdojo.server.protocol import StepResponse
+from webdojo.tasks.schema import Task
+
+TOMBSTONES = 100_000  # ids of ended sessions remembered for precise errors (~100 B each)
+
+
+class SessionState(StrEnum):
+    OPEN = "open"
+    DONE = "done"  # stopped or at the step cap: observe / final_state only
+    CLOSED = "closed"
+    EXPIRED = "expired"  # closed by the reaper after the idle lease ran out
+    LOST = "lost"  # its worker or browser died
+
+
+LIVE = frozenset({SessionState.OPEN, SessionState.DONE})
+
+
+@dataclass
+class SessionRecord:
+    """What the server knows about one session. Mutated only under ``lock`` (or by the
+    registry for the lifecycle)."""
+
+    id: str
+    worker: str
+    observation: ObservationOptions  # the options given at creation (a step may override)
+    task: Task | None = None
+    max_steps: int | None = None  # the task's step cap; None for a start URL
+    state: SessionState = SessionState.OPEN
+    next_index: int = 0
+    last_response: StepResponse | None = None  # for an idempotent retry of the last step
+    final: FinalState | None = None  # captured when the episode ended
+    last_seen: float = field(default_factory=time.monotonic)
+    busy: int = 0  # requests in flight; a busy session is never reaped
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)  # one operation at a time
+
+    def replay(self, step_index: int) -> StepResponse | None:
+        """The cached response when ``step_index`` is the last one done, None when it is the
+        next one to do; a StateError for anything else (or a step after the end)."""
+        last = self.last_response
+        if last is not None and step_index == last.step_index:
+            return last
+        if self.state is SessionState.DONE:
+            raise StateError(
+                "the episode is over (stop or step cap); only observe, final_state and close "
+                "are allowed",
+                done_at=None if last is None else last.step_index,
+            )
+        if step_index != self.next_index:
+            raise StateError(
+                f"step_index {step_index} is out of order; expected {self.next_index}",
+                expected=self.next_index,
+                got=step_index,
+            )
+        return None
+
+    def require_usable(self) -> None:
+        if self.state is SessionState.LOST:
+            raise SessionLost("the worker hosting this session died; start a new session")
+
+    def record(self, response: StepResponse) -> None:
+        self.last_response = response
+        self.next_index = response.step_index + 1
+        if response.done:
+            self.state = SessionState.DONE
+            self.final = response.info.final_state
+
+    def at_cap(self, step_index: int) -> bool:
+        return self.max_steps is not None and step_index + 1 >= self.max_steps
+
+
+class Registry:
+    """Sessions by id, with admission control and idle leases."""
+
+    def __init__(
+        self,
+        max_sessions: int,
+        idle_ttl_s: float,
+        clock: Callable[[], float] = time.monotonic,
+        tombstones: int = TOMBSTONES,
+    ) -> None:
+        self.max_sessions = max_sessions
+        self.idle_ttl_s = idle_ttl_s
+        self._clock = clock
+        self._sessions: dict[str, SessionRecord] = {}
+        self._ended: OrderedDict[str, SessionState] = OrderedDict()
+        self._max_tombstones = tombstones
+        self._pending = 0  # creations admitted but not finished
+
+    # --- admission ------------------------------------------------------------------------
+
+    def live_count(self) -> int:
+        return sum(1 for r in self._sessions.values() if r.state in LIVE)
+
+    @contextlib.contextmanager
+    def admit(self, retry_after_s: int) -> Iterator[None]:
+        """Hold a slot while a session is being created; Overloaded past ``max_sessions``."""
+        if self.live_count() + self._pending >= self.max_sessions:
+            raise Overloaded(
+                f"the server is at its limit of {self.max_sessions} sessions; retry later",
+                max_sessions=self.max_sessions,
+                retry_after_s=retry_after_s,
+            )
+        self._pending += 1
+        try:
+            yield
+        finally:
+            self._pending -= 1
+
+    # --- lookup and leases ----------------------------------------------------------------
+
+    def add(self, record: SessionRecord) -> None:
+        record.last_seen = self._clock()
+        self._sessions[record.id] = record
+
+    def get(self, session_id: str) -> SessionRecord:
+        record = self._sessions.get(session_id)
+        if record is not None:
+            return record
+        ended = self._ended.get(session_id)
+        if ended is SessionState.EXPIRED:
+            raise SessionExpired(
+                f"session {session_id} was closed after {self.idle_ttl_s:g} s without a "
+                "request (its lease expired)",
+                idle_ttl_s=self.idle_ttl_s,
+            )
+        if ended is not None:
+            raise SessionClosed(f"session {session_id} is closed")
+        raise UnknownSession(f"no session {session_id}")
+
+    @contextlib.asynccontextmanager
+    async def use(self, session_id: str) -> AsyncIterator[SessionRecord]:
+        """Look a session up and hold its lock for one operation; refreshes the lease at both
+        ends, and keeps the reaper away while the operation runs."""
+        record = self.get(session_id)
+        record.busy += 1
+        record.last_seen = self._clock()
+        try:
+            async with record.lock:
+                self.get(session_id)  # it may have ended while this request waited
+                yield record
+        finally:
+            record.busy -= 1
+            record.last_seen = self._clock()
+
+    def end(self, session_id: str, state: SessionState) -> SessionRecord | None:
+        """Forget a session (CLOSED or EXPIRED), remembering how it ended."""
+        record = self._sessions.pop(session_id, None)
+        if record is not None:
+            record.state = state
+            self._ended[session_id] = state
+            while len(self._ended) > self._max_tombstones:
+                self._ended.popitem(last=False)
+        return record
+
+    def idle(self) -> list[str]:
+        """Sessions with no request in flight and none for longer than the lease."""
+        deadline = self._clock() - self.idle_ttl_s
+        return [r.id for r in self._sessions.values() if r.busy == 0 and r.last_seen < deadline]
+
+    def counts(self) -> dict[str, int]:
+        """Sessions held, by state (CLOSED/EXPIRED are not held)."""
+        out = {s.value: 0 for s in (SessionState.OPEN, SessionState.DONE, SessionState.LOST)}
+        for record in self._sessions.values():
+            out[record.state.value] += 1
+        return out
+
+    def ids(self) -> list[str]:
+        return list(self._sessions)

@@ -1,0 +1,94 @@
+"""``webdojo serve``: build the pool and the app, and run them under uvicorn.
+
+Pools: ``workers == 0`` runs sessions in this process (``InlinePool``); ``workers >= 1`` starts
+that many worker processes (``LocalPool``); ``ray_address`` (``auto`` or ``HOST:PORT``) puts
+the workers in Ray actors (``RayPool``). The last two are imported only when asked for.
+
+The socket is bound here, before uvicorn starts, so that a busy port is a clear error and
+``port=0`` yields the real port, printed as ``listening on http://HOST:PORT`` (the first line
+on stdout, which ``ServerProcess`` reads).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import secrets
+from typing import Any
+
+from webdojo.asgi import bind_tcp, make_server, run_blocking, url_of
+from webdojo.browser.options import SessionOptions
+from webdojo.errors import ConfigError
+from webdojo.server.app import ServerSettings, create_app
+from webdojo.server.pool import Pool
+from webdojo.tasks.loader import load_spec
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8700
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a host name: it may resolve to anything
+
+
+def check_exposure(host: str, token: str | None) -> None:
+    """Refuse to serve browsers to the network without a token."""
+    if not is_loopback(host) and not token:
+        raise ConfigError(
+            f"binding {host} exposes browsers to the network: give a bearer token "
+            f"(--token {secrets.token_urlsafe(24)} for example) or bind 127.0.0.1"
+        )
+
+
+def build_pool(workers: int, ray_address: str | None, **pool_options: Any) -> Pool:
+    """The pool for these flags. ``pool_options`` go to LocalPool / RayPool as they are."""
+    if workers < 0:
+        raise ConfigError(f"--workers must be 0 or more, not {workers}")
+    if ray_address is not None:
+        from webdojo.server.ray_pool import RayPool  # ray is heavy; import only when asked
+
+        return RayPool(address=ray_address, workers=max(1, workers), **pool_options)
+    if workers == 0:
+        from webdojo.server.inline_pool import InlinePool
+
+        return InlinePool()
+    from webdojo.server.local_pool import LocalPool
+
+    return LocalPool(workers=workers, **pool_options)
+
+
+def serve(
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    workers: int = 0,
+    max_sessions: int = 64,
+    token: str | None = None,
+    ray_address: str | None = None,
+    tasks: str = "builtin",
+    *,
+    idle_ttl_s: float = 300.0,
+    action_timeout_s: float = 10.0,
+    navigation_timeout_s: float = 15.0,
+    log_level: str = "warning",
+    pool_options: dict[str, Any] | None = None,
+) -> None:
+    """Serve until interrupted (Ctrl-C / SIGTERM close every session and the pool)."""
+    check_exposure(host, token)
+    task_set = load_spec(tasks)
+    settings = ServerSettings(
+        max_sessions=max_sessions,
+        idle_ttl_s=idle_ttl_s,
+        token=token,
+        session=SessionOptions(
+            action_timeout_s=action_timeout_s, navigation_timeout_s=navigation_timeout_s
+        ),
+    )
+    pool = build_pool(workers, ray_address, **(pool_options or {}))
+    app = create_app(pool, task_set, settings)
+    sock = bind_tcp(host, port)
+    print(f"listening on {url_of(sock)}", flush=True)
+    run_blocking(make_server(app, log_level), sock)

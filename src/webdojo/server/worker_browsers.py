@@ -1,0 +1,295 @@
+"""The browsers of one worker: the active one with its warm pool, and retired ones.
+
+Warm pool. A new episode needs a fresh context and a first page: ~160 ms of browser work that
+does not depend on the episode. The active browser keeps ``warm_contexts`` of them ready
+(about:blank, never used), refilled in the background after each take, so that a create costs
+only the start page's load. A warm context is handed out once and never comes back: contexts
+are not reused across episodes. Warm contexts have the default context settings
+(``WorkerConfig.warm_options``); sessions that ask for another viewport get a cold one.
+
+Recycling. After ``recycle_after_contexts`` contexts, or when the browser's processes use more
+than ``max_browser_memory_mb`` (PSS, measured in the background), the active browser is
+retired: it takes no new sessions, serves the ones it has, and is closed when the last one
+closes (draining), while a fresh browser takes the new sessions. A browser whose process died
+is retired the same way (DEAD): its sessions raise ``BrowserClosed`` until they are closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import Counter
+from enum import StrEnum
+from typing import Any
+
+import psutil
+
+from webdojo.browser.host import BrowserHost
+from webdojo.browser.options import SessionOptions
+from webdojo.browser.session import BrowserSession, SessionState
+from webdojo.errors import BrowserClosed, WebdojoError
+from webdojo.server.worker_config import WorkerConfig
+
+_log = logging.getLogger(__name__)
+
+
+class BrowserState(StrEnum):
+    ACTIVE = "active"  # takes new sessions
+    DRAINING = "draining"  # recycled: serves its sessions, closes when the last one ends
+    DEAD = "dead"  # its process died: its sessions raise BrowserClosed until closed
+    CLOSED = "closed"
+
+
+class ManagedBrowser:
+    """One BrowserHost and what the worker knows about it."""
+
+    def __init__(self, host: BrowserHost) -> None:
+        self.host = host
+        self.state = BrowserState.ACTIVE
+        self.contexts = 0  # contexts ever created on it, warm ones included
+        self.sessions: set[BrowserSession] = set()  # episodes (warm contexts are not)
+        self.warm: list[BrowserSession] = []
+        self.launched_at = time.monotonic()
+
+
+class Browsers:
+    """Hands out sessions on the active browser; launches, recycles and relaunches browsers."""
+
+    def __init__(self, config: WorkerConfig) -> None:
+        self._config = config
+        self._active: ManagedBrowser | None = None
+        self._retired: list[ManagedBrowser] = []
+        self._lock = asyncio.Lock()  # one launch / retirement at a time
+        self._refill: asyncio.Task[None] | None = None
+        self._monitor: asyncio.Task[None] | None = None
+        self._background: set[asyncio.Task[None]] = set()
+        self._procs = ProcessTree()
+        self.counts: Counter[str] = Counter()
+
+    async def start(self) -> None:
+        await self._ensure_active()
+        self._schedule_refill()
+        self._monitor = asyncio.create_task(self._measure_memory())
+
+    async def open(self, options: SessionOptions) -> tuple[BrowserSession, ManagedBrowser]:
+        """A fresh session on the active browser (warm if its settings allow). A browser
+        found dead is replaced once; a second failure raises ``BrowserClosed``."""
+        for attempt in range(2):
+            browser = await self._ensure_active()
+            try:
+                session = self._take_warm(browser, options) or await self._cold(browser, options)
+            except BrowserClosed:
+                if attempt or browser.host.is_connected():
+                    raise
+                continue
+            browser.sessions.add(session)
+            return session, browser
+        raise AssertionError("unreachable")
+
+    async def release(self, session: BrowserSession, browser: ManagedBrowser) -> None:
+        """Close an episode's session; a retired browser closes with its last session."""
+        browser.sessions.discard(session)
+        with contextlib.suppress(WebdojoError):
+            await session.aclose()
+        if browser is not self._active and not browser.sessions:
+            await self._close(browser)
+
+    def check(self) -> None:
+        """After an operation met a dead browser: replace it now rather than at the next
+        create, so that the warm pool is ready again."""
+        active = self._active
+        if active is not None and not active.host.is_connected():
+            self._spawn(self._replace_dead())
+
+    # --- launching and retiring -------------------------------------------------------------
+
+    async def _ensure_active(self) -> ManagedBrowser:
+        async with self._lock:
+            active = self._active
+            if active is not None and not active.host.is_connected():
+                _log.warning(
+                    "the browser died with %d sessions; launching another", len(active.sessions)
+                )
+                self.counts["browser_restarts"] += 1
+                await self._retire(active, BrowserState.DEAD)
+            elif active is not None and self._worn_out(active):
+                _log.info("recycling the browser after %d contexts", active.contexts)
+                self.counts["browser_recycles"] += 1
+                await self._retire(active, BrowserState.DRAINING)
+            if self._active is None:
+                self._active = ManagedBrowser(await BrowserHost.launch(self._config.browser))
+            return self._active
+
+    async def _replace_dead(self) -> None:
+        with contextlib.suppress(WebdojoError):
+            await self._ensure_active()
+            self._schedule_refill()
+
+    async def _measure_memory(self) -> None:
+        while True:
+            await asyncio.to_thread(self._procs.measure)
+            await asyncio.sleep(self._config.memory_check_interval_s)
+
+    def _worn_out(self, browser: ManagedBrowser) -> bool:
+        if browser.contexts >= self._config.recycle_after_contexts:
+            return True
+        if any(b.state is BrowserState.DRAINING for b in self._retired):
+            return False  # the tree's memory still counts the old browser: judge it later
+        if self._procs.measured_at < browser.launched_at:
+            return False  # measured before this browser existed
+        return self._procs.pss_mb > self._config.max_browser_memory_mb
+
+    async def _retire(self, browser: ManagedBrowser, state: BrowserState) -> None:
+        browser.state = state
+        self._active = None
+        warm, browser.warm = browser.warm, []
+        for session in warm:
+            with contextlib.suppress(WebdojoError):
+                await session.aclose()
+        if browser.sessions:
+            self._retired.append(browser)
+        else:
+            self._spawn(self._close(browser))
+
+    async def _close(self, browser: ManagedBrowser) -> None:
+        if browser.state is BrowserState.CLOSED:
+            return
+        browser.state = BrowserState.CLOSED
+        if browser in self._retired:
+            self._retired.remove(browser)
+        with contextlib.suppress(WebdojoError):
+            await browser.host.aclose()
+
+    # --- contexts ---------------------------------------------------------------------------
+
+    def _take_warm(self, browser: ManagedBrowser, options: SessionOptions) -> BrowserSession | None:
+        if options.context_key() != self._config.warm_options.context_key():
+            return None
+        while browser.warm:
+            session = browser.warm.pop(0)
+            if session.state is SessionState.OPEN:
+                session.adopt(options)
+                self.counts["warm_hits"] += 1
+                return session
+            self._spawn(session.aclose())
+        return None
+
+    async def _cold(self, browser: ManagedBrowser, options: SessionOptions) -> BrowserSession:
+        session = await browser.host.new_session(options)
+        browser.contexts += 1
+        self.counts["contexts_created"] += 1
+        self.counts["cold_creates"] += 1
+        return session
+
+    def refill(self) -> None:
+        """Top the warm pool up in the background. The worker calls this once a create has
+        its first observation, not when it takes the warm context: a refill running during
+        the start page's load competes with it for the browser and eats what it saved."""
+        self._schedule_refill()
+
+    def _schedule_refill(self) -> None:
+        if self._config.warm_contexts and (self._refill is None or self._refill.done()):
+            self._refill = asyncio.create_task(self._fill_warm_pool())
+
+    async def _fill_warm_pool(self) -> None:
+        """One context at a time, in the background; stops at the first failure (the next
+        create finds out what is wrong and replaces the browser)."""
+        while True:
+            browser = self._active
+            if (
+                browser is None
+                or len(browser.warm) >= self._config.warm_contexts
+                or not browser.host.is_connected()
+                or browser.contexts >= self._config.recycle_after_contexts
+            ):
+                return
+            try:
+                session = await browser.host.new_session(self._config.warm_options)
+            except WebdojoError:
+                return
+            browser.contexts += 1
+            self.counts["contexts_created"] += 1
+            if browser is self._active:
+                browser.warm.append(session)
+            else:  # retired while we were creating it
+                await session.aclose()
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    # --- reporting and shutdown -------------------------------------------------------------
+
+    def stats(self) -> dict[str, Any]:
+        active = self._active
+        return {
+            "browsers": len(self._retired) + (active is not None),
+            "browsers_draining": sum(b.state is BrowserState.DRAINING for b in self._retired),
+            "warm_ready": len(active.warm) if active else 0,
+            "contexts_created": self.counts["contexts_created"],
+            "warm_hits": self.counts["warm_hits"],
+            "cold_creates": self.counts["cold_creates"],
+            "browser_restarts": self.counts["browser_restarts"],
+            "browser_recycles": self.counts["browser_recycles"],
+            "pss_mb": round(self._procs.pss_mb, 1),  # as of the last measurement
+            "rss_mb": round(self._procs.rss_mb, 1),
+            "browser_pids": list(self._procs.browser_pids),
+        }
+
+    async def aclose(self) -> None:
+        for task in [self._refill, self._monitor, *self._background]:
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, WebdojoError):
+                    await task
+        browsers = [*self._retired, *([self._active] if self._active else [])]
+        self._active = None
+        for browser in browsers:
+            await self._close(browser)
+
+
+class ProcessTree:
+    """Memory and pids of this process's browsers. Playwright runs one driver process per
+    BrowserHost as a child of this process, and Chromium as the driver's child: so the
+    browsers are this process's grandchildren, and their memory is that of all descendants
+    (a Worker in a process that has other children would count those too).
+
+    Memory is PSS, not RSS: each of Chromium's processes maps the same binary and shared
+    memory, so summed RSS counts them once per process (a browser with six sessions measured
+    2.4 GB RSS for 530 MB PSS). Reading PSS makes the kernel walk page tables (0.1-0.5 s for
+    a loaded browser), so ``measure`` blocks: call it in a thread."""
+
+    def __init__(self) -> None:
+        self._me = psutil.Process()
+        self.pss_mb = 0.0
+        self.rss_mb = 0.0
+        self.browser_pids: list[int] = []  # the main Chromium process of each browser
+        self.measured_at = -1.0  # time.monotonic() when the last measurement began
+
+    def measure(self) -> None:
+        started = time.monotonic()
+        try:
+            tree = self._me.children(recursive=True)
+        except psutil.Error:
+            return
+        drivers = {p.pid for p in tree if _ppid(p) == self._me.pid}
+        pss = rss = 0
+        pids = []
+        for proc in tree:
+            with contextlib.suppress(psutil.Error):
+                info = proc.memory_full_info()
+                pss, rss = pss + getattr(info, "pss", info.rss), rss + info.rss
+                if _ppid(proc) in drivers:
+                    pids.append(proc.pid)
+        self.pss_mb, self.rss_mb, self.browser_pids = pss / 2**20, rss / 2**20, pids
+        self.measured_at = started
+
+
+def _ppid(proc: psutil.Process) -> int | None:
+    try:
+        return proc.ppid()
+    except psutil.Error:
+        return None

@@ -1,0 +1,119 @@
+"""A static file server for site directories, bound to 127.0.0.1 on a free port.
+
+Each site is served under ``/<name>/``. The server runs in a daemon thread of the current
+process: serving a few static files per step costs far less than the browser work around it,
+and it dies with the process, so a crashed run never leaves a server behind.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import posixpath
+import threading
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import TracebackType
+from urllib.parse import unquote, urlsplit
+
+from webdojo.tasks.loader import Site
+from webdojo.tasks.schema import Task
+
+LOOPBACK = "127.0.0.1"
+
+
+class SiteServer:
+    """Serves ``sites`` until ``close()``. Use as a context manager."""
+
+    def __init__(self, sites: dict[str, Site], host: str = LOOPBACK, port: int = 0) -> None:
+        self._roots = {name: site.path for name, site in sites.items()}
+        handler = _make_handler(self._roots)
+        self._httpd = ThreadingHTTPServer((host, port), handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, name="webdojo-sites", daemon=True
+        )
+        self._thread.start()
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def url_for(self, site: str, path: str = "") -> str:
+        return f"{self.base_url}/{site}/{path.lstrip('/')}"
+
+    def start_url(self, task: Task) -> str:
+        """Where an episode of ``task`` starts: its own absolute URL or a page of its site."""
+        if task.start.startswith(("http://", "https://", "about:")):
+            return task.start
+        return self.url_for(task.site, task.start)
+
+    def close(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> SiteServer:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def resolve_path(roots: dict[str, Path], url_path: str) -> Path | None:
+    """Map ``/site/a/b.html`` to a file inside that site's root, or None (404).
+
+    Paths are normalized before lookup and must stay inside the root: ``..`` cannot escape.
+    """
+    clean = posixpath.normpath(unquote(urlsplit(url_path).path))
+    parts = [p for p in clean.split("/") if p]
+    if not parts or parts[0] not in roots:
+        return None
+    root = roots[parts[0]]
+    target = (root.joinpath(*parts[1:]) if len(parts) > 1 else root).resolve()
+    if target.is_dir():
+        target = target / "index.html"
+    if not target.is_file() or not target.is_relative_to(root):
+        return None
+    return target
+
+
+def _make_handler(roots: dict[str, Path]) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self) -> None:
+            self._serve(with_body=True)
+
+        def do_HEAD(self) -> None:
+            self._serve(with_body=False)
+
+        def _serve(self, with_body: bool) -> None:
+            target = resolve_path(roots, self.path)
+            if target is None:
+                self._send(HTTPStatus.NOT_FOUND, b"not found", "text/plain", with_body)
+                return
+            ctype = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+            if ctype.startswith("text/") or ctype in {"application/javascript", "application/json"}:
+                ctype += "; charset=utf-8"
+            self._send(HTTPStatus.OK, target.read_bytes(), ctype, with_body)
+
+        def _send(self, status: HTTPStatus, body: bytes, ctype: str, with_body: bool) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-cache")
+            self.end_headers()
+            if with_body:
+                self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:  # quiet by default
+            pass
+
+    return Handler

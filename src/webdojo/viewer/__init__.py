@@ -1,0 +1,16 @@
+"""Looking at runs: a local web viewer (``webdojo view``) and a shareable report
+(``webdojo report``). See ``app`` for the routes and ``report`` for the HTML file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def write_report(run_dir: Path, out: Path) -> Path:
+    """Write a self-contained HTML report of ``run_dir`` to ``out``; returns ``out``."""
+    from webdojo.viewer.report import write_report as _write
+
+    return _write(run_dir, out)
+
+
+__all__ = ["write_report"]

@@ -1,0 +1,274 @@
+"""Reading a run directory for people: whatever is there, plus a list of what is not.
+
+A run directory may be complete, still being written, interrupted (truncated last lines, steps
+of episodes that never finished), or written by an older version. ``load_run`` never raises
+for any of these: it returns what it could read and says in ``RunData.problems`` what is
+missing, so that the viewer and the report can show the rest.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from webdojo.store.run_store import (
+    CONFIG,
+    EPISODES,
+    FORMAT_VERSION,
+    SCREENSHOTS,
+    STEPS,
+    latest_episodes,
+    read_jsonl,
+)
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    """What the viewer shows about a task (from the task set named in config.json)."""
+
+    instruction: str
+    site: str
+    difficulty: int | None
+    level: str
+    facts: list[str]  # the rubric's facts, flattened
+    max_steps: int
+
+
+@dataclass
+class RunData:
+    root: Path
+    config: dict[str, Any] | None  # None when config.json is missing or unreadable
+    problems: list[str] = field(default_factory=list)  # what is missing, for people
+    episodes: dict[str, dict[str, Any]] = field(default_factory=dict)  # key -> latest record
+    steps: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # uid -> steps
+    unfinished: dict[str, str] = field(default_factory=dict)  # key -> uid of an unended attempt
+    superseded: int = 0  # attempts replaced by a later attempt of the same key (resumes)
+    missing_files: set[str] = field(default_factory=set)  # screenshots referenced, not on disk
+    tasks: dict[str, TaskInfo] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.root.name or str(self.root)
+
+    @property
+    def format_version(self) -> int | None:
+        version = (self.config or {}).get("format_version")
+        return version if isinstance(version, int) else None
+
+    @property
+    def viewport(self) -> tuple[int, int]:
+        return _viewport((self.config or {}).get("viewport"))
+
+    def episode_uid(self, key: str) -> str | None:
+        record = self.episodes.get(key)
+        if record is not None:
+            return record.get("episode")
+        return self.unfinished.get(key)
+
+    def steps_of(self, key: str) -> list[dict[str, Any]]:
+        uid = self.episode_uid(key)
+        return [] if uid is None else self.steps.get(uid, [])
+
+
+def load_run(root: Path) -> RunData:
+    """Everything readable in a run directory; see the module docstring."""
+    root = Path(root)
+    if not root.is_dir():
+        what = "is not a directory" if root.exists() else "does not exist"
+        return RunData(root=root, config=None, problems=[f"the run directory {root} {what}"])
+    problems: list[str] = []
+    run = RunData(root=root, config=_read_config(root, problems), problems=problems)
+    if not any((root / name).exists() for name in (CONFIG, STEPS, EPISODES)):
+        problems.append(f"{root} holds no {CONFIG}, {STEPS} or {EPISODES}: is it a run directory?")
+        return run
+    _check_files(run)
+    run.episodes = latest_episodes(root)
+    _group_steps(run)
+    run.missing_files = _missing_screenshots(run)
+    if run.missing_files:
+        problems.append(f"{len(run.missing_files)} screenshots named in {STEPS} are missing")
+    run.tasks, task_problem = load_tasks((run.config or {}).get("tasks"))
+    if task_problem:
+        problems.append(task_problem)
+    return run
+
+
+def _read_config(root: Path, problems: list[str]) -> dict[str, Any] | None:
+    path = root / CONFIG
+    if not path.exists():
+        problems.append(f"no {CONFIG}: the run's settings (task set, policy) are unknown")
+        return None
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        problems.append(f"{CONFIG} cannot be read ({exc}): the run's settings are unknown")
+        return None
+    if not isinstance(config, dict):
+        problems.append(f"{CONFIG} is not a JSON object: the run's settings are unknown")
+        return None
+    version = config.get("format_version")
+    if version != FORMAT_VERSION:
+        told = "no format_version" if version is None else f"format version {version!r}"
+        problems.append(
+            f"{CONFIG} has {told}; this viewer reads version {FORMAT_VERSION} and shows what it can"
+        )
+    return config
+
+
+def _check_files(run: RunData) -> None:
+    for name, why in (
+        (STEPS, "no step records: trajectories cannot be shown"),
+        (EPISODES, "no episode has finished yet (or the run was interrupted before the first)"),
+    ):
+        path = run.root / name
+        if not path.exists():
+            run.problems.append(f"no {name}: {why}")
+            continue
+        skipped = _corrupt_lines(path)
+        if skipped:
+            run.problems.append(
+                f"{name}: {skipped} unreadable line(s) skipped (an interrupted write)"
+            )
+    if not (run.root / SCREENSHOTS).is_dir():
+        run.problems.append(f"no {SCREENSHOTS}/ directory: screenshots cannot be shown")
+
+
+def _corrupt_lines(path: Path) -> int:
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        lines = sum(1 for line in handle if line.strip())
+    return lines - sum(1 for _ in read_jsonl(path))
+
+
+def _group_steps(run: RunData) -> None:
+    """Steps by attempt, and which attempts are finished, unfinished or superseded."""
+    key_of: dict[str, str] = {}
+    for step in read_jsonl(run.root / STEPS):
+        uid = step.get("episode")
+        if not isinstance(uid, str):
+            continue
+        run.steps.setdefault(uid, []).append(step)
+        key_of.setdefault(uid, str(step.get("key", step.get("task_id", uid))))
+    for steps in run.steps.values():
+        steps.sort(key=lambda s: s.get("step", 0) if isinstance(s.get("step"), int) else 0)
+    finished = {rec.get("episode") for rec in run.episodes.values()}
+    for uid, key in key_of.items():  # file order: a later attempt replaces an earlier one
+        if uid in finished:
+            continue
+        if key in run.episodes:
+            run.superseded += 1
+            continue
+        if key in run.unfinished:
+            run.superseded += 1
+        run.unfinished[key] = uid
+    if run.superseded:
+        run.problems.append(
+            f"{run.superseded} earlier attempt(s) of episodes that were run again on resume "
+            "(interrupted, or lost to an infrastructure fault) are not shown"
+        )
+    if run.unfinished:
+        run.problems.append(
+            f"{len(run.unfinished)} episode(s) never finished (the run was interrupted "
+            "or is still going): their steps are shown, without a verdict"
+        )
+    no_steps = [
+        k for k, r in run.episodes.items() if r.get("steps") and r.get("episode") not in run.steps
+    ]
+    if no_steps:
+        run.problems.append(f"{len(no_steps)} finished episode(s) have no step records")
+
+
+def _missing_screenshots(run: RunData) -> set[str]:
+    named = {
+        rel
+        for steps in run.steps.values()
+        for step in steps
+        for rel in (step.get("screenshot"), step.get("next_screenshot"))
+        if isinstance(rel, str)
+    }
+    shots = run.root / SCREENSHOTS
+    on_disk = {f"{SCREENSHOTS}/{p.parent.name}/{p.name}" for p in shots.glob("*/*")}
+    return {rel for rel in named - on_disk if safe_path(run.root, rel) is None}
+
+
+def safe_path(root: Path, rel: str) -> Path | None:
+    """The file ``rel`` names inside ``root``, or None if it is not a regular file inside it
+    (``..``, absolute paths, symlinks leading out, directories, NUL bytes)."""
+    if not rel or "\x00" in rel:
+        return None
+    try:
+        base = root.resolve()
+        candidate = (base / rel).resolve()
+    except (OSError, RuntimeError, ValueError):
+        return None
+    if not candidate.is_relative_to(base) or not candidate.is_file():
+        return None
+    return candidate
+
+
+@functools.lru_cache(maxsize=8)
+def load_tasks(spec: Any) -> tuple[dict[str, TaskInfo], str | None]:
+    """Task id -> TaskInfo for the task set a run names, and a problem line if it failed."""
+    if not isinstance(spec, str) or not spec:
+        return {}, None if spec is None else "config.json names no task set"
+    try:
+        from webdojo.tasks.loader import load_spec
+
+        task_set = load_spec(spec)
+    except Exception as exc:
+        return {}, f"the task set {spec!r} could not be loaded ({exc}): instructions not shown"
+    return {
+        task.id: TaskInfo(
+            instruction=task.instruction,
+            site=task.site,
+            difficulty=task.difficulty,
+            level=task.level,
+            facts=[fact for group in task.rubric.fact_groups for fact in group.facts],
+            max_steps=task.max_steps,
+        )
+        for task in task_set.tasks
+    }, None
+
+
+def _viewport(value: Any) -> tuple[int, int]:
+    if isinstance(value, list | tuple) and len(value) == 2:
+        w, h = value
+        if isinstance(w, int | float) and isinstance(h, int | float) and w > 0 and h > 0:
+            return int(w), int(h)
+    return 1280, 720
+
+
+def step_viewport(step: dict[str, Any], run: RunData) -> tuple[int, int]:
+    """A step's viewport (recorded per step), else the run's."""
+    return _viewport(step.get("viewport")) if step.get("viewport") else run.viewport
+
+
+class LiveRun:
+    """A run directory that may still be growing: reloaded when its files change."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self._signature: tuple[Any, ...] | None = None
+        self._data: RunData | None = None
+        self._lock = threading.Lock()  # requests are served from a thread pool
+
+    def _stat(self) -> tuple[Any, ...]:
+        sig: list[Any] = []
+        for name in (CONFIG, STEPS, EPISODES):
+            try:
+                st = (self.root / name).stat()
+                sig.append((st.st_size, st.st_mtime_ns))
+            except OSError:
+                sig.append(None)
+        return tuple(sig)
+
+    def get(self) -> RunData:
+        with self._lock:
+            signature = self._stat()
+            if self._data is None or signature != self._signature:
+                self._data = load_run(self.root)
+                self._signature = signature
+            return self._data

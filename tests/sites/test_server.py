@@ -1,0 +1,45 @@
+"""The static site server serves files inside site roots only, on loopback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+
+from webdojo.sites.server import SiteServer, resolve_path
+from webdojo.tasks.loader import Site
+from webdojo.tasks.schema import SiteInfo
+
+INFO = SiteInfo(
+    name="mini", title="t", description="d", style="s", capabilities=["c"], pages=["index.html"]
+)
+
+
+def make_site(tmp_path: Path) -> dict[str, Site]:
+    root = tmp_path / "mini"
+    (root / "sub").mkdir(parents=True)
+    (root / "index.html").write_text("<p>home</p>")
+    (root / "sub" / "page.html").write_text("<p>page</p>")
+    (tmp_path / "secret.txt").write_text("top secret")
+    return {"mini": Site(info=INFO, path=root.resolve())}
+
+
+def test_serves_files_and_refuses_traversal(tmp_path: Path) -> None:
+    sites = make_site(tmp_path)
+    with SiteServer(sites) as server:
+        assert server.base_url.startswith("http://127.0.0.1:")
+        with httpx.Client(base_url=server.base_url) as client:
+            home = client.get("/mini/")
+            assert home.status_code == 200 and home.text == "<p>home</p>"
+            assert home.headers["content-type"].startswith("text/html")
+            assert client.get("/mini/sub/page.html?x=1#frag").text == "<p>page</p>"
+            for bad in [
+                "/mini/../secret.txt",
+                "/mini/%2e%2e/secret.txt",
+                "/other/index.html",
+                "/",
+                "/mini/nope.html",
+            ]:
+                assert client.get(bad).status_code == 404, bad
+    roots = {"mini": sites["mini"].path}
+    assert resolve_path(roots, "/mini/..%2f..%2fsecret.txt") is None

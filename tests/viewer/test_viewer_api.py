@@ -1,0 +1,111 @@
+"""The viewer's HTTP API on a real uvicorn server: JSON views, files, and path safety."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import httpx
+import pytest
+
+from webdojo.store.run_store import latest_episodes
+from webdojo.viewer.app import create_app
+from webdojo.viewer.server import DEFAULT_HOST, ViewerServer
+
+pytestmark = pytest.mark.browser  # the run fixtures drive Chromium
+TIMEOUT = 60  # the first plot imports matplotlib, slow on a loaded machine
+
+
+def get(url: str) -> httpx.Response:
+    return httpx.get(url, timeout=TIMEOUT)
+
+
+def raw_status(port: int, path: str) -> int:
+    """GET a path exactly as written (no client-side normalization of ``..`` or ``%2e``)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT) as sock:
+        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        head = sock.recv(64).decode("latin-1")
+    return int(head.split()[1])
+
+
+def test_binds_loopback_by_default(scripted_run: Path) -> None:
+    assert DEFAULT_HOST == "127.0.0.1"
+    with ViewerServer(create_app([scripted_run])) as server:
+        assert server.socket.getsockname()[0] == "127.0.0.1"
+        assert get(server.url + "api/runs").json()[0]["id"] == "a"
+        assert get(server.url + "api/compare").status_code == 404  # one run only
+
+
+def test_overview_and_episode(viewer: ViewerServer, scripted_run: Path) -> None:
+    with httpx.Client(base_url=viewer.url, timeout=TIMEOUT) as client:
+        data = client.get("api/runs/a/overview").json()
+        records = latest_episodes(scripted_run)
+        assert data["totals"]["all_episodes"] == len(records)
+        key = next(iter(records))
+        episode = client.get("api/runs/a/episode", params={"key": key}).json()
+        assert episode["key"] == key and episode["record"] == records[key]
+        shot = episode["steps"][0]["screenshot_url"]
+        image = client.get(shot)
+        assert image.status_code == 200 and image.content[:2] == b"\xff\xd8"  # a JPEG
+        assert client.get("api/runs/a/episode", params={"key": "nope#0"}).status_code == 404
+        assert client.get("api/runs/c/overview").status_code == 404
+
+
+def test_plots_are_svg(viewer: ViewerServer) -> None:
+    for name in ("success_by_difficulty", "episode_lengths"):
+        response = get(f"{viewer.url}api/runs/a/plots/{name}.svg")
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("image/svg+xml")
+        assert response.text.startswith("<svg")
+    assert get(f"{viewer.url}api/runs/a/plots/other.svg").status_code == 404
+
+
+def test_the_api_is_documented(viewer: ViewerServer) -> None:
+    schema = get(viewer.url + "openapi.json").json()
+    assert {
+        "/api/runs",
+        "/api/runs/{rid}/overview",
+        "/api/runs/{rid}/episode",
+        "/api/compare",
+    } <= set(schema["paths"])
+
+
+def test_front_end_is_served(viewer: ViewerServer) -> None:
+    index = get(viewer.url)
+    assert index.status_code == 200 and "static/app.js" in index.text
+    for name in ("app.js", "episode.js", "dom.js", "sort.js", "style.css"):
+        assert get(f"{viewer.url}static/{name}").status_code == 200
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/runs/a/files/../config.json",
+        "/runs/a/files/..%2fconfig.json",
+        "/runs/a/files/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
+        "/runs/a/files/..%2f..%2f..%2f..%2fetc%2fpasswd",
+        "/runs/a/files//etc/passwd",
+        "/runs/a/files/%2fetc%2fpasswd",
+        "/runs/a/files/screenshots",
+        "/runs/a/files/screenshots/../../random/config.json",
+        "/runs/a/files/nope.jpg",
+        "/runs/a/files/a%00b",
+        "/static/../runs/a/files/config.json/..",
+        "/static/..%2f..%2fviewer%2fapp.py",
+        "/static/%2e%2e/app.py",
+    ],
+)
+def test_path_traversal_gets_404(viewer: ViewerServer, path: str) -> None:
+    assert raw_status(viewer.port, path) == 404
+
+
+def test_symlink_out_of_the_run_gets_404(scripted_run: Path, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("secret")
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.json").write_text('{"format_version": 1}')
+    (run / "leak.txt").symlink_to(secret)
+    with ViewerServer(create_app([run])) as server:
+        assert raw_status(server.port, "/runs/a/files/config.json") == 200
+        assert raw_status(server.port, "/runs/a/files/leak.txt") == 404

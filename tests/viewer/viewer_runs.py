@@ -1,0 +1,194 @@
+"""Realistic run directories for viewer tests, written with ``RunStore``.
+
+Screenshots are real JPEGs of local pages taken with headless Chromium (the built-in shop when
+it is there, else a small page of our own), and element boxes are measured on those pages, so
+overlays land where they would in a real run. The run holds every case the viewer must show:
+element clicks with a recorded target, 0-1000 normalized clicks, typing, scrolls that change
+nothing (repeats), an unparsed model output, a verifier failure, an env fault, an infra fault
+superseded by a resumed attempt, and an episode that never finished.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from playwright.async_api import Page, async_playwright
+
+from webdojo.store.run_store import RunStore
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--no-sandbox"]  # fmt: skip
+VIEWPORT = (1280, 720)
+
+TASKS = [
+    {"id": "shop.cart-lamp", "site": "shop", "instruction": "Add the brass desk lamp to your cart.",
+     "facts": ["the brass desk lamp is in the cart"]},
+    {"id": "shop.price-mug", "site": "shop",
+     "instruction": "What does the speckled stoneware mug cost? Answer with the price.",
+     "facts": ["the mug's product page was opened", "the price is read from it"]},
+    {"id": "wiki.capital", "site": "wiki", "instruction": "Find the capital of Eldoria.",
+     "facts": ["the Eldoria article was opened", "its capital was read", "answer given"]},
+    {"id": "wiki.search", "site": "wiki", "instruction": "Search the wiki for tides.",
+     "facts": ["a search for tides was made"]},
+]  # fmt: skip
+
+FALLBACK_PAGE = """<html><body style="font-family:sans-serif;margin:0">
+<header style="background:#234;color:#fff;padding:16px 24px;font-size:22px">Tiny shop · {title}</header>
+<div style="padding:24px"><input id="search-input" placeholder="Search" style="font-size:18px;padding:8px;width:360px">
+<button id="search-btn" style="font-size:18px;padding:8px 16px">Search</button>
+<div style="display:flex;gap:20px;margin-top:24px">{cards}</div></div></body></html>"""
+
+
+def task_file(path: Path) -> Path:
+    """Write the fixture's tasks as a task file (``--tasks`` accepts one) and return it."""
+    rows = []
+    for t in TASKS:
+        rows.append({
+            "id": t["id"], "site": t["site"], "instruction": t["instruction"], "start": "index.html",
+            "rubric": {"fact_groups": [{"id": 1, "facts": t["facts"]}]},
+            "verifier": {"checks": [{"kind": "url", "op": "contains", "value": "cart"}]},
+            "solution": [{"type": "stop"}],
+        })  # fmt: skip
+    path.write_text(json.dumps(rows, indent=1), encoding="utf-8")
+    return path
+
+
+@dataclass
+class Shots:
+    """Screenshots (stored paths) of a few page states, and element boxes measured on them."""
+
+    paths: dict[str, str] = field(default_factory=dict)
+    boxes: dict[str, dict[str, float]] = field(default_factory=dict)
+
+
+async def _capture(page: Page, store: RunStore, name: str, shots: Shots) -> None:
+    data = await page.screenshot(type="jpeg", quality=80, animations="disabled")
+    shots.paths[name] = store.add_screenshot(data, "jpg")
+
+
+async def take_shots(store: RunStore) -> Shots:
+    from webdojo.tasks.loader import builtin_root
+
+    shop = builtin_root() / "shop"
+    shots = Shots()
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = await browser.new_page(viewport={"width": VIEWPORT[0], "height": VIEWPORT[1]})
+        for name, title in (("home", "home"), ("results", "results for lamp"), ("cart", "cart")):
+            if (shop / "index.html").exists():
+                target = {"home": "index.html", "results": "index.html", "cart": "cart.html"}[name]
+                await page.goto((shop / target).as_uri())
+                if name == "results" and await page.locator("#search-input").count():
+                    await page.fill("#search-input", "lamp")
+                    await page.locator("#search-input").press("Enter")
+            else:
+                cards = "".join(f"<div style='border:1px solid #ccc;padding:40px'>item {i}</div>"
+                                for i in range(3 if name == "home" else 1))  # fmt: skip
+                await page.set_content(FALLBACK_PAGE.format(title=title, cards=cards))
+            await _capture(page, store, name, shots)
+            for element in ("#search-input", "#search-btn"):
+                box = await page.locator(element).first.bounding_box() if await page.locator(
+                    element).count() else None  # fmt: skip
+                if box and name == "home":
+                    shots.boxes[element] = box
+        await browser.close()
+    return shots
+
+
+def _target(shots: Shots, element: str, ident: int, role: str, name: str) -> dict[str, Any]:
+    box = shots.boxes.get(element, {"x": 100.0, "y": 100.0, "width": 200.0, "height": 40.0})
+    return {"id": ident, "role": role, "name": name, "box": box}
+
+
+def _step(key: str, uid: str, i: int, shot: str, nxt: str, action: Any, **extra: Any) -> dict:
+    record = {
+        "episode": uid, "key": key, "task_id": key.split("#")[0], "step": i,
+        "url": f"http://127.0.0.1:8000/{key.split('.')[0]}/index.html", "title": "Hearth & Hue",
+        "viewport": list(VIEWPORT), "text": f"Thought: step {i} of {key}.\nAction: {json.dumps(action)}",
+        "action": action, "target": None, "memory": None, "error": None, "dialogs": [],
+        "screenshot": shot, "next_screenshot": nxt, "policy_s": 0.01 + i / 1000,
+        "env_s": 0.05 + i / 100, "usage": {"prompt_tokens": 900 + i, "completion_tokens": 40},
+    }  # fmt: skip
+    record.update(extra)
+    return record
+
+
+def _episode(
+    key: str, uid: str | None, site: str, difficulty: int, steps: int, **extra: Any
+) -> dict:
+    level = "easy" if difficulty <= 3 else "medium"
+    record = {
+        "key": key, "episode": uid, "task_id": key.split("#")[0], "site": site,
+        "difficulty": difficulty, "level": level, "policy": "scripted", "outcome": "stopped",
+        "steps": steps, "answer": None, "final_url": "http://127.0.0.1:8000/shop/cart.html",
+        "verifier": {"passed": True, "reasons": ["ok: url contains 'cart'"]}, "success": True,
+        "reward": 1.0, "fault": None, "error": None, "started_at": time.time(), "wall_s": 1.5,
+    }  # fmt: skip
+    record.update(extra)
+    return record
+
+
+def uid() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+async def build_run(root: Path, tasks: Path, policy: str = "scripted") -> Path:
+    """Write a run directory at ``root``; ``policy`` changes outcomes (for comparisons)."""
+    with RunStore(root) as store:
+        store.write_config({"tasks": str(tasks), "policy": policy, "limit": None, "concurrency": 2,
+                            "repeats": 1, "seed": 0, "out": str(root),
+                            "viewport": list(VIEWPORT), "extra": {}})  # fmt: skip
+        s = await take_shots(store)
+        home, results, cart = s.paths["home"], s.paths["results"], s.paths["cart"]
+        key = "shop.cart-lamp#0"
+        store.append_episode(_episode(key, None, "shop", 1, 0, outcome="fault", success=None,
+                                      reward=None, verifier=None, fault="infra", wall_s=0.0,
+                                      error={"code": "browser_closed", "fault": "infra",
+                                             "message": "the browser went away"}))  # fmt: skip
+        a = uid()
+        if policy == "scripted":
+            store.append_step(_step(key, a, 0, home, results, {"type": "type", "element": 3,
+                "x": None, "y": None, "space": "pixel", "text": "lamp", "enter": True},
+                target=_target(s, "#search-input", 3, "searchbox", "Search products")))  # fmt: skip
+            store.append_step(_step(key, a, 1, results, cart, {"type": "click", "element": None,
+                "x": 500, "y": 300, "space": "norm1000"}, memory={"progress": "searched"}))  # fmt: skip
+            store.append_step(_step(key, a, 2, cart, cart, {"type": "stop", "answer": ""}))
+            store.append_episode(_episode(key, a, "shop", 1, 3))
+        else:
+            store.append_step(_step(key, a, 0, home, home, {"type": "scroll", "element": None,
+                "x": None, "y": None, "space": "pixel", "direction": "down", "amount": None}))  # fmt: skip
+            store.append_step(_step(key, a, 1, home, home, {"type": "stop", "answer": "done"}))
+            store.append_episode(_episode(key, a, "shop", 1, 2, success=False, reward=0.0, verifier={
+                "passed": False, "reasons": ["fail: url does not contain 'cart'"]}))  # fmt: skip
+        key, b = "shop.price-mug#0", uid()
+        early = uid()  # an attempt cut short by a crash, then run again on resume
+        store.append_step(_step(key, early, 0, home, results, {"type": "stop", "answer": "?"}))
+        store.append_step(_step(key, b, 0, home, home, {"type": "scroll", "element": None,
+            "x": None, "y": None, "space": "pixel", "direction": "down", "amount": None}))  # fmt: skip
+        store.append_step(_step(key, b, 1, home, home, None, text="I think I will <b>click</b>",
+            error={"code": "parse_error", "fault": "agent", "message": "no action found"}))  # fmt: skip
+        store.append_step(_step(key, b, 2, home, results, {"type": "click", "element": 4,
+            "x": None, "y": None, "space": "pixel"},
+            target=_target(s, "#search-btn", 4, "button", "Search")))  # fmt: skip
+        store.append_step(_step(key, b, 3, results, results, {"type": "stop", "answer": "$12"}))
+        store.append_episode(_episode(key, b, "shop", 2, 4, answer="$12", success=False,
+            reward=0.0, wall_s=2.25, verifier={"passed": False, "reasons": [
+                "fail: answer '$12' != '$18'", "ok: url contains 'cart'"]}))  # fmt: skip
+        key, c = "wiki.capital#0", uid()
+        store.append_step(_step(key, c, 0, home, home, {"type": "goto", "url": "http://127.0.0.1:9/x"},
+            error={"code": "navigation_timeout", "fault": "env", "message": "took too long"}))  # fmt: skip
+        store.append_episode(_episode(key, c, "wiki", 3, 1, outcome="fault", success=None,
+            reward=None, verifier=None, fault="env", wall_s=30.1, error={
+                "code": "navigation_timeout", "fault": "env", "message": "took too long"}))  # fmt: skip
+        key, d = "wiki.search#0", uid()
+        store.append_step(_step(key, d, 0, home, results, {"type": "click", "element": None,
+            "x": 640, "y": 360, "space": "pixel"}))  # fmt: skip
+        store.append_step(_step(key, d, 1, results, "screenshots/zz/missing.jpg", {
+            "type": "press", "keys": "Enter"}))  # fmt: skip
+    return root
