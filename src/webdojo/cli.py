@@ -23,10 +23,11 @@ app.add_typer(sites_app, name="sites")
 app.add_typer(bench_app, name="bench")
 
 console = Console()  # with --json, the JSON object is still the last stdout line
+errors = Console(stderr=True, soft_wrap=True)
 
 
 def _fail(exc: WebdojoError) -> typer.Exit:
-    console.print(f"[red]error[/red] {escape(str(exc))}")
+    errors.print(f"[red]error[/red] {escape(str(exc))}")
     return typer.Exit(code=2)
 
 
@@ -105,6 +106,41 @@ def doctor(
         render(findings, console)
     if not findings["ok"]:
         raise typer.Exit(code=1)
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="address to bind; non-loopback needs --token")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="port; 0 picks a free one (printed)")] = 8700,
+    workers: Annotated[int, typer.Option(help="worker processes, one Chromium each; 0 = in this process")] = 0,
+    max_sessions: Annotated[int, typer.Option(help="past this, create answers 429 + Retry-After")] = 64,
+    token: Annotated[str | None, typer.Option(help="bearer token required on every route but health")] = None,
+    ray: Annotated[str | None, typer.Option(help="put workers in Ray actors: auto or HOST:PORT")] = None,
+    tasks: Annotated[str, typer.Option(help="task set that sessions can be created from by id")] = "builtin",
+    idle_ttl: Annotated[float, typer.Option(help="seconds before an idle session is reaped")] = 300.0,
+    action_timeout: Annotated[float, typer.Option(help="deadline of one action, seconds")] = 10.0,
+    navigation_timeout: Annotated[float, typer.Option(help="deadline of a page load, seconds")] = 15.0,
+    log_level: Annotated[str, typer.Option(help="uvicorn log level")] = "warning",
+) -> None:
+    """Serve browser sessions over HTTP (OpenAPI at /openapi.json, metrics at /metrics)."""
+    from webdojo.server.serve import serve as run_server
+
+    try:
+        run_server(
+            host,
+            port,
+            workers,
+            max_sessions,
+            token,
+            ray,
+            tasks,
+            idle_ttl_s=idle_ttl,
+            action_timeout_s=action_timeout,
+            navigation_timeout_s=navigation_timeout,
+            log_level=log_level,
+        )
+    except WebdojoError as exc:
+        raise _fail(exc) from exc
 
 
 @sites_app.command("check")

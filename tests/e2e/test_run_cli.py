@@ -111,4 +111,4 @@ def test_bad_task_spec_is_a_clear_error(tmp_path: Path) -> None:
     bad.write_text("[{")
     proc = webdojo("run", "--tasks", str(bad), "--out", str(tmp_path / "x"))
     assert proc.returncode == 2
-    assert "bad_task_file" in proc.stdout and "invalid JSON" in proc.stdout
+    assert "bad_task_file" in proc.stderr and "invalid JSON" in proc.stderr

@@ -5,7 +5,7 @@
   finishes loading: the handler holds the connection until teardown) and ``/plain.html``.
 * ``make_server``: ``create_app`` over an ``InlinePool`` under real uvicorn in a thread, with
   the settings a test needs (short leases, small limits).
-* ``server_process``: ``python -m webdojo.server.serve_main --workers 0`` as a child process,
+* ``server_process``: ``python -m webdojo.cli serve --workers 0`` as a child process,
   with a bearer token and room for 3 sessions.
 """
 

@@ -258,7 +258,7 @@ async def test_hung_navigation_fails_typed_while_others_keep_working(
 
 def test_refuses_a_public_address_without_a_token() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "webdojo.server.serve_main", "--host", "0.0.0.0", "--port", "0"],
+        [sys.executable, "-m", "webdojo.cli", "serve", "--host", "0.0.0.0", "--port", "0"],
         capture_output=True,
         text=True,
         timeout=120,

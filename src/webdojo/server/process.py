@@ -33,7 +33,7 @@ class ServerProcess:
         env: dict[str, str] | None = None,
         start_timeout_s: float = 120.0,
     ) -> None:
-        base = command or [sys.executable, "-m", "webdojo.server.serve_main"]
+        base = command or [sys.executable, "-m", "webdojo.cli", "serve"]
         self.argv = [*base, "--host", "127.0.0.1", "--port", "0", *args]
         self.env = {**os.environ, **(env or {})}
         self.start_timeout_s = start_timeout_s
