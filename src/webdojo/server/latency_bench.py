@@ -18,9 +18,6 @@ dict. Benchmarks report, they do not assert.
 
 from __future__ import annotations
 
-import argparse
-import asyncio
-import json
 import time
 from pathlib import Path
 from tempfile import TemporaryDirectory
@@ -32,8 +29,8 @@ from webdojo.bench.static import StaticServer
 from webdojo.observation import Observation, ObservationOptions
 from webdojo.rollout.env_client import InProcessEnv
 from webdojo.rollout.http_env import HttpEnv, HttpSession
+from webdojo.server.bench_report import bench_main, percentiles_ms, table
 from webdojo.server.process import ServerProcess
-from webdojo.server.transport_bench import pctl
 from webdojo.sites.server import SiteServer
 from webdojo.tasks.schema import Task
 
@@ -87,12 +84,7 @@ async def _measure(
 
 
 def _row(values: list[float]) -> dict[str, float]:
-    return {
-        "p10_ms": round(pctl(values, 10) * 1000, 2),
-        "p50_ms": round(pctl(values, 50) * 1000, 2),
-        "p90_ms": round(pctl(values, 90) * 1000, 2),
-        "n": len(values),
-    }
+    return percentiles_ms(values, (10, 50, 90), digits=2)
 
 
 async def run_latency_bench(steps: int = 100, warmup: int = 5) -> dict[str, Any]:
@@ -138,12 +130,12 @@ async def run_latency_bench(steps: int = 100, warmup: int = 5) -> dict[str, Any]
 
 def render(result: dict[str, Any]) -> str:
     lines = [f"step latency, one session each, {result['steps']} steps (click + JPEG q80)"]
-    lines.append(f"  {'':16} {'p50 ms':>8} {'p90 ms':>8} {'p50 x':>7} {'p90 x':>7}")
+    columns = {"p50 ms": 8, "p90 ms": 8, "p50 x": 7, "p90 x": 7}
+    rows = []
     for name, row in result["latency"].items():
         ratio = result["ratio_to_in_process"].get(name, {"p50": 1.0, "p90": 1.0})
-        lines.append(
-            f"  {name:16} {row['p50_ms']:>8} {row['p90_ms']:>8} {ratio['p50']:>7} {ratio['p90']:>7}"
-        )
+        rows.append((name, [row["p50_ms"], row["p90_ms"], ratio["p50"], ratio["p90"]]))
+    lines += table(16, columns, rows)
     lines.append(f"  target: server p50 <= {result['target']}x in-process")
     lines.append("  server's own share of each step (client time minus the pool's time)")
     for name, row in result["server_overhead"].items():
@@ -154,14 +146,7 @@ def render(result: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--steps", type=int, default=100)
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
-    result = asyncio.run(run_latency_bench(args.steps))
-    print(render(result))
-    if args.json:
-        print(json.dumps(result))
+    bench_main(__doc__ or "", run_latency_bench, render, steps=100)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
 The server's HTTP layer owns leases, step indices and admission control; a pool only places
 sessions on workers and forwards operations to the worker that owns each session. Both
-implementations (``LocalPool``, ``RayPool``) satisfy this contract:
+implementations (``LocalPool``, ``RayPool``, whose shared logic is ``ManagedPool``) satisfy
+this contract:
 
 * a session sticks to the worker that created it;
 * when that worker dies, operations on its sessions raise ``SessionLost`` (retryable) and the

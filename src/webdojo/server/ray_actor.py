@@ -1,5 +1,6 @@
 """One worker in a Ray actor: the remote class (``WorkerActor``) and the pool's handle on it
-(``RayWorker``: spawn, call, kill, stop), as ``worker_process.py`` is for ``LocalPool``.
+(``RayWorker``, a ``WorkerHandle``: spawn, call, kill, stop), as ``worker_process.py`` is for
+``LocalPool``.
 
 ``WorkerActor`` is a plain class that ``RayPool`` turns into an actor with ``ray.remote``, so
 that the resources, name and placement of each actor stay the pool's choice. Its methods are
@@ -12,8 +13,8 @@ bytes, which travel through Ray's object store as they are (base64 is only for J
 
 Errors. A webdojo error raised in the actor reaches the caller as the same class, code and
 details: Ray wraps it in ``RayTaskError`` and ``RayWorker.call`` raises its ``.cause``. An
-actor that is gone (killed, crashed, its node lost) raises ``ActorGone``, and a call past its
-deadline ``TimeoutError``: both stay inside the pool, which turns them into ``SessionLost``.
+actor that is gone (killed, crashed, its node lost) raises ``WorkerGone``, and a call past its
+deadline ``WorkerTimeout``: both stay inside the pool, which turns them into ``SessionLost``.
 Any other Ray exception becomes ``InfraError`` (or ``InternalError`` for a bug in the actor).
 """
 
@@ -33,6 +34,7 @@ from webdojo.errors import InfraError, InternalError, WebdojoError
 from webdojo.observation import FinalState, Observation, ObservationOptions
 from webdojo.server.worker import Worker
 from webdojo.server.worker_config import WorkerConfig
+from webdojo.server.worker_handle import WorkerGone, WorkerHandle, WorkerTimeout
 
 
 class WorkerActor:
@@ -82,11 +84,7 @@ class WorkerActor:
         await self._worker.aclose()
 
 
-class ActorGone(Exception):
-    """The actor is dead (pool-internal: the pool reports ``SessionLost``)."""
-
-
-class RayWorker:
+class RayWorker(WorkerHandle):
     """A started ``WorkerActor``. ``await RayWorker.spawn(...)`` returns one whose browser is
     up, or raises a webdojo error (and leaves no actor behind)."""
 
@@ -118,24 +116,32 @@ class RayWorker:
             raise
         return cls(actor, name, where)
 
+    @property
+    def label(self) -> str:
+        return f"actor {self.name}"
+
     async def call(self, method: str, *args: Any, timeout: float) -> Any:
-        """Raises the actor's webdojo errors, ``ActorGone``, or ``TimeoutError``."""
+        """Raises the actor's webdojo errors, ``WorkerGone``, or ``WorkerTimeout``."""
         try:
             async with asyncio.timeout(timeout):
                 return await getattr(self.actor, method).remote(*args)
         except RayTaskError as exc:  # before RayActorError: a task error may wrap one
             raise _translate(exc, f"actor {self.name} failed in {method}") from exc
         except RayActorError as exc:
-            raise ActorGone(f"actor {self.name} died during {method}") from exc
+            raise WorkerGone(f"actor {self.name} died during {method}") from exc
         except RayError as exc:
             raise _translate(exc, f"Ray failed during {method} on actor {self.name}") from exc
+        except TimeoutError as exc:  # after RayError: Ray's own timeouts are RayErrors too
+            raise WorkerTimeout(
+                f"actor {self.name}: no answer to {method} in {timeout:g} s"
+            ) from exc
 
     def kill(self) -> None:
         _kill(self.actor)
 
     async def stop(self, timeout_s: float = 15.0) -> None:
         """Close the actor's browser, then kill the actor."""
-        with contextlib.suppress(ActorGone, TimeoutError, WebdojoError):
+        with contextlib.suppress(WorkerGone, WorkerTimeout, WebdojoError):
             await self.call("shutdown", timeout=timeout_s)
         self.kill()
 

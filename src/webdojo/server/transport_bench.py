@@ -14,9 +14,6 @@ returns it as a dict. Benchmarks report, they do not assert.
 
 from __future__ import annotations
 
-import argparse
-import asyncio
-import json
 import statistics
 import time
 from collections.abc import Callable
@@ -31,6 +28,7 @@ from webdojo.bench.pages import COUNTER_XY, write_pages
 from webdojo.bench.static import StaticServer
 from webdojo.browser import BrowserHost, SessionOptions
 from webdojo.observation import ImageFormat, Observation, ObservationOptions
+from webdojo.server.bench_report import bench_main, percentiles_ms, table
 from webdojo.server.process import ServerProcess
 from webdojo.server.protocol import StepInfo, StepResponse
 from webdojo.server.transport import JSON, MSGPACK, decode, encode
@@ -44,17 +42,8 @@ FORMATS = {
 TRANSPORTS = {"json": JSON, "msgpack": MSGPACK}
 
 
-def pctl(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
-
-
 def _summary(values_s: list[float]) -> dict[str, float]:
-    return {
-        "p50_ms": round(pctl(values_s, 50) * 1000, 3),
-        "p90_ms": round(pctl(values_s, 90) * 1000, 3),
-        "n": len(values_s),
-    }
+    return percentiles_ms(values_s, (50, 90), digits=3)
 
 
 # --- codec ------------------------------------------------------------------------------
@@ -173,31 +162,20 @@ async def run_transport_bench(steps: int = 60, reps: int = 30) -> dict[str, Any]
 
 
 def render(result: dict[str, Any]) -> str:
+    codec, e2e = result["codec"], result["e2e"]
+    cells = ["screenshot_kb", "body_kb", "encode_ms", "decode_ms"]
     lines = ["codec (mean over the built-in sites' start pages, 1280x720)"]
-    lines.append(f"  {'':14} {'shot KB':>8} {'body KB':>8} {'encode ms':>10} {'decode ms':>10}")
-    for key, row in result["codec"].items():
-        lines.append(
-            f"  {key:14} {row['screenshot_kb']:>8} {row['body_kb']:>8} "
-            f"{row['encode_ms']:>10} {row['decode_ms']:>10}"
-        )
+    columns = {"shot KB": 8, "body KB": 8, "encode ms": 10, "decode ms": 10}
+    lines += table(14, columns, [(k, [r[c] for c in cells]) for k, r in codec.items()])
     lines.append("end to end through webdojo serve --workers 0 (click + observation)")
-    lines.append(f"  {'':14} {'p50 ms':>8} {'p90 ms':>8} {'non-browser p50 ms':>19}")
-    for key, row in result["e2e"].items():
-        lines.append(
-            f"  {key:14} {row['p50_ms']:>8} {row['p90_ms']:>8} {row['overhead_p50_ms']:>19}"
-        )
+    columns = {"p50 ms": 8, "p90 ms": 8, "non-browser p50 ms": 19}
+    cells = ["p50_ms", "p90_ms", "overhead_p50_ms"]
+    lines += table(14, columns, [(k, [r[c] for c in cells]) for k, r in e2e.items()])
     return "\n".join(lines)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--steps", type=int, default=60)
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
-    result = asyncio.run(run_transport_bench(args.steps))
-    print(render(result))
-    if args.json:
-        print(json.dumps(result))
+    bench_main(__doc__ or "", run_transport_bench, render, steps=60)
 
 
 if __name__ == "__main__":

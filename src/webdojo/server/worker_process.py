@@ -1,4 +1,5 @@
-"""One local worker process, as the server process sees it: start, call, watch, stop.
+"""One local worker process, as the server process sees it: start, call, watch, stop (the
+``WorkerHandle`` that ``LocalPool`` drives).
 
 Why ``asyncio.create_subprocess_exec`` and not ``multiprocessing``: the child is a fresh
 interpreter (like multiprocessing's spawn, nothing of the server's threads, event loop or
@@ -29,6 +30,7 @@ import webdojo
 from webdojo.errors import InfraError, WebdojoError
 from webdojo.server import ipc
 from webdojo.server.worker_config import WorkerConfig
+from webdojo.server.worker_handle import WorkerGone, WorkerHandle, WorkerTimeout
 
 
 class ProcessState(StrEnum):
@@ -38,7 +40,7 @@ class ProcessState(StrEnum):
     STOPPED = "stopped"
 
 
-class WorkerProcess:
+class WorkerProcess(WorkerHandle):
     """``await WorkerProcess.spawn(...)`` returns a READY worker or raises ``InfraError``."""
 
     def __init__(self, name: str, generation: int, on_death: Callable[[WorkerProcess], None]):
@@ -124,12 +126,21 @@ class WorkerProcess:
     def in_flight(self) -> int:
         return self._rpc.in_flight if self._rpc else 0
 
+    @property
+    def label(self) -> str:
+        return f"pid {self.pid}"
+
     async def call(self, method: str, *args: Any, timeout: float) -> Any:
-        """Raises the worker's webdojo errors, ``ipc.ChannelClosed`` if it is or goes away,
-        ``ipc.CallTimeout`` past the deadline."""
+        """Raises the worker's webdojo errors, ``WorkerGone`` if it is or goes away,
+        ``WorkerTimeout`` past the deadline."""
         if self._rpc is None or not self.alive:
-            raise ipc.ChannelClosed(f"worker {self.name} is {self.state.value}")
-        return await self._rpc.call(method, *args, timeout=timeout)
+            raise WorkerGone(f"worker {self.name} is {self.state.value}")
+        try:
+            return await self._rpc.call(method, *args, timeout=timeout)
+        except ipc.ChannelClosed as exc:
+            raise WorkerGone(f"worker {self.name}: {exc}") from exc
+        except ipc.CallTimeout as exc:
+            raise WorkerTimeout(f"worker {self.name}: {exc}") from exc
 
     def kill(self) -> None:
         """SIGKILL (a hung or failed worker); its death is then reported as any other."""
