@@ -1,0 +1,337 @@
+"""``webdojo bench rollout``: the rollout system against its baselines, in one run.
+
+On one workload of simulated-VLM episodes (``webdojo.rollout.simulated``: seeded, VLM-like
+latency, WebGym's horizons and 25:5:1 difficulty mix, real browsers on the built-in sites) it
+compares
+
+* the async engine against the sync baseline (both in-process): target async >= 4x sync in
+  env steps/s;
+* in-process against the server (``webdojo serve`` in a child process, through ``HttpEnv``);
+* per-operation queues against a single FIFO inside a worker
+  (``webdojo.server.worker_bench.compare_queue_modes``);
+
+and measures in the same run raw Playwright's saturated steps/s (click + screenshot on N busy
+pages) so that the server's saturated throughput reads as a share of it (target >= 90%), and
+the server's step latency at low load against the in-process step (target <= 1.10x).
+
+Defaults keep enough episodes in flight (32: about twice what the browsers can serve while
+the others wait for their model) to make a 2-core machine CPU-bound, as WebGym's 64-CPU setting
+was; ``quick()`` is a CI-sized run. The sync baseline runs the first
+``sync_batches`` batches of the same workload (one batch by default: lock-step makes it the
+slow leg), and the comparison is in env steps/s. Figures are reported as measured, met or not.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from webdojo.bench.pages import write_pages
+from webdojo.bench.rollout_legs import (
+    RolloutLeg,
+    Saturation,
+    ms,
+    percentile,
+    rollout_leg,
+    saturate_inprocess,
+    saturate_raw,
+    saturate_server,
+    step_latency,
+)
+from webdojo.bench.static import StaticServer
+from webdojo.browser.host import BrowserHost
+from webdojo.rollout.engine import AsyncEngine, EngineConfig
+from webdojo.rollout.env_client import EnvClient, InProcessEnv
+from webdojo.rollout.episode import EpisodeSpec
+from webdojo.rollout.simulated import LatencyModel, SimulatedVLMPolicy, sample_workload
+from webdojo.rollout.sync_engine import SyncConfig, SyncEngine
+from webdojo.sites.server import SiteServer
+from webdojo.store.run_store import RunStore
+from webdojo.tasks.loader import load_spec
+
+TARGETS = {"async_over_sync": 4.0, "server_over_raw": 0.90, "server_latency_ratio": 1.10}
+Log = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class RolloutBenchConfig:
+    episodes: int = 64  # the workload (async legs run all of it)
+    in_flight: int = 32  # async episodes in flight; also the sync batch size
+    policy_calls: int | None = None  # concurrent model calls (None: one per episode in flight)
+    env_calls: int = 4  # concurrent env operations: 2 cores saturate at about 4 sessions
+    sync_batches: int | None = 1  # batches the sync baseline runs (None: the whole workload)
+    latency_median_s: float = 2.0  # simulated VLM call (see webdojo.rollout.simulated)
+    latency_sigma: float = 0.6
+    seed: int = 0
+    saturation_sessions: int = 8  # busy sessions for the raw / server throughput legs
+    saturation_warmup_s: float = 1.0
+    saturation_s: float = 6.0  # measured window per saturation leg
+    latency_steps: int = 30  # low-load steps per side (in-process vs server)
+    queue_duration_s: float | None = 5.0  # per queue mode; None skips the queue comparison
+    queue_sessions: tuple[int, int] = (24, 4)  # (slow navigating, fast clicking) sessions
+    server: bool = True  # run the server legs
+    server_workers: int = 0  # `webdojo serve --workers`; 0 = sessions in the server process
+
+    @classmethod
+    def quick(cls) -> RolloutBenchConfig:
+        """A CI-sized smoke run (a minute or two on 2 idle cores): too small and too short to
+        be CPU-bound, so its ratios are not the benchmark's figures."""
+        return cls(
+            episodes=8,
+            in_flight=4,
+            env_calls=2,
+            latency_median_s=1.0,
+            saturation_sessions=4,
+            saturation_warmup_s=0.5,
+            saturation_s=2.0,
+            latency_steps=10,
+            queue_duration_s=2.0,
+            queue_sessions=(8, 2),
+        )
+
+    def latency(self) -> LatencyModel:
+        return LatencyModel(median_s=self.latency_median_s, sigma=self.latency_sigma)
+
+    def sync_episodes(self) -> int:
+        if self.sync_batches is None:
+            return self.episodes
+        return min(self.episodes, self.sync_batches * self.in_flight)
+
+
+@dataclass
+class RolloutBenchResult:
+    config: RolloutBenchConfig
+    rollouts: list[RolloutLeg] = field(default_factory=list)
+    saturation: list[Saturation] = field(default_factory=list)
+    latency_ms: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    queues: dict[str, Any] | None = None
+    skipped: list[str] = field(default_factory=list)  # legs not run, and why
+    machine: dict[str, Any] = field(default_factory=dict)
+    wall_s: float = 0.0
+
+    def leg(self, name: str) -> RolloutLeg | None:
+        return next((r for r in self.rollouts if r.name == name), None)
+
+    def saturated(self, name: str) -> Saturation | None:
+        return next((s for s in self.saturation if s.name == name), None)
+
+    def ratios(self) -> dict[str, float | None]:
+        """The three target ratios (None where a leg did not run)."""
+        a, s = self.leg("async in-process"), self.leg("sync in-process")
+        raw, srv = self.saturated("raw"), self.saturated("server")
+        lat = self.latency_ms
+        return {
+            "async_over_sync": _ratio(_rate(a), _rate(s)),
+            "server_over_raw": _ratio(_rate(srv), _rate(raw)),
+            "server_latency_ratio": _ratio(
+                lat.get("server", {}).get("p50"), lat.get("in-process", {}).get("p50")
+            ),
+        }
+
+    def targets(self) -> dict[str, dict[str, Any]]:
+        out = {}
+        for name, value in self.ratios().items():
+            target = TARGETS[name]
+            met = (
+                None
+                if value is None
+                else (value <= target if "latency" in name else value >= target)
+            )
+            out[name] = {"value": value, "target": target, "met": met}
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "config": asdict(self.config),
+            "machine": self.machine,
+            "rollouts": {r.name: r.to_json() for r in self.rollouts},
+            "saturation": {s.name: s.to_json() for s in self.saturation},
+            "latency_ms": self.latency_ms,
+            "queues": self.queues,
+            "targets": self.targets(),
+            "skipped": self.skipped,
+            "wall_s": round(self.wall_s, 1),
+        }
+
+
+def _rate(leg: RolloutLeg | Saturation | None) -> float | None:
+    return None if leg is None else leg.steps_per_s
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return round(a / b, 3) if a and b else None
+
+
+def _machine() -> dict[str, Any]:
+    load = os.getloadavg()
+    return {"cores": os.cpu_count(), "load_avg_1m": round(load[0], 2)}
+
+
+# --- the run ----------------------------------------------------------------------------------
+
+
+async def run_rollout_bench(
+    config: RolloutBenchConfig | None = None, log: Log | None = None
+) -> RolloutBenchResult:
+    """Run every leg (about 5 minutes at the defaults on 2 cores) and return the figures."""
+    config = config or RolloutBenchConfig()
+    say = log or (lambda _: None)
+    result = RolloutBenchResult(config=config, machine={"start": _machine()})
+    started = time.perf_counter()
+    task_set = load_spec("builtin")
+    workload = sample_workload(task_set.tasks, config.episodes, seed=config.seed)
+    with tempfile.TemporaryDirectory(prefix="webdojo-rollout-bench-") as tmp:
+        write_pages(Path(tmp) / "pages")
+        with StaticServer(Path(tmp) / "pages") as pages, SiteServer(task_set.sites) as sites:
+            url = pages.url("a.html")
+            async with await BrowserHost.launch() as host:
+                say("saturation: raw Playwright, webdojo in-process")
+                for fn in (saturate_raw, saturate_inprocess):
+                    result.saturation.append(await fn(host, url, *_sat(config)))
+                if config.server:
+                    try:
+                        await _server_legs(config, result, host, url, workload, Path(tmp), say)
+                    except Exception as exc:  # a broken server is a finding, not a crash
+                        result.skipped.append(f"server legs failed: {type(exc).__name__}: {exc}")
+                else:
+                    result.skipped.append("server legs: disabled (--no-server)")
+            await _inprocess_rollouts(config, result, sites, workload, Path(tmp), say)
+    if config.queue_duration_s is not None:
+        say("queues: per-operation vs FIFO")
+        try:
+            result.queues = await _queues(config.queue_duration_s, config.queue_sessions)
+        except Exception as exc:
+            result.skipped.append(f"queues failed: {type(exc).__name__}: {exc}")
+    else:
+        result.skipped.append("queues: disabled")
+    result.machine["end"] = _machine()
+    result.wall_s = time.perf_counter() - started
+    return result
+
+
+def _sat(config: RolloutBenchConfig) -> tuple[int, float, float]:
+    return config.saturation_sessions, config.saturation_warmup_s, config.saturation_s
+
+
+def _policy(config: RolloutBenchConfig) -> SimulatedVLMPolicy:
+    return SimulatedVLMPolicy(seed=config.seed, latency=config.latency())
+
+
+def _async_engine(config: RolloutBenchConfig, env: EnvClient, store: RunStore) -> AsyncEngine:
+    limits = EngineConfig(
+        episodes=config.in_flight, policy_calls=config.policy_calls, env_calls=config.env_calls
+    )
+    return AsyncEngine(env, _policy(config), store, limits)
+
+
+async def _inprocess_rollouts(
+    config: RolloutBenchConfig,
+    result: RolloutBenchResult,
+    sites: SiteServer,
+    workload: list[EpisodeSpec],
+    tmp: Path,
+    say: Log,
+) -> None:
+    env = InProcessEnv(sites)
+    await env.host()  # launched before the clock starts, as a server's browser would be
+    try:
+        say(f"rollout: async in-process, {len(workload)} episodes, {config.in_flight} in flight")
+        with RunStore(tmp / "async-inprocess") as store:
+            engine = _async_engine(config, env, store)
+            leg = await rollout_leg("async in-process", ("async", "in-process"), engine, workload)
+            result.rollouts.append(leg)
+        sync_specs = workload[: config.sync_episodes()]
+        say(f"rollout: sync in-process, {len(sync_specs)} episodes, batch {config.in_flight}")
+        with RunStore(tmp / "sync-inprocess") as store:
+            sync = SyncEngine(
+                env,
+                _policy(config),
+                store,
+                SyncConfig(batch_size=config.in_flight, env_calls=config.env_calls),
+            )
+            leg = await rollout_leg("sync in-process", ("sync", "in-process"), sync, sync_specs)
+            result.rollouts.append(leg)
+    finally:
+        await env.aclose()
+
+
+async def _server_legs(
+    config: RolloutBenchConfig,
+    result: RolloutBenchResult,
+    host: BrowserHost,
+    url: str,
+    workload: list[EpisodeSpec],
+    tmp: Path,
+    say: Log,
+) -> None:
+    from webdojo.rollout.http_env import HttpEnv
+    from webdojo.server.process import ServerProcess
+
+    max_sessions = max(64, config.in_flight, config.saturation_sessions) + 8
+    args = ["--workers", str(config.server_workers), "--max-sessions", str(max_sessions)]
+    say(f"starting webdojo serve {' '.join(args)}")
+    with ServerProcess(args) as server:
+        async with HttpEnv(server.url) as env:
+            say("saturation: webdojo through the server")
+            result.saturation.append(await saturate_server(env, url, *_sat(config)))
+            say("latency: in-process vs server, one session each")
+            samples = await step_latency(host, env, url, config.latency_steps)
+            result.latency_ms = {
+                name: {"p50": ms(percentile(v, 50)), "p90": ms(percentile(v, 90)), "n": len(v)}
+                for name, v in samples.items()
+            }
+            say(f"rollout: async through the server, {len(workload)} episodes")
+            with RunStore(tmp / "async-server") as store:
+                engine = _async_engine(config, env, store)
+                leg = await rollout_leg("async server", ("async", "server"), engine, workload)
+                result.rollouts.append(leg)
+
+
+async def _queues(duration_s: float, sessions: tuple[int, int]) -> dict[str, Any]:
+    from webdojo.server.worker_bench import QueueBenchConfig, compare_queue_modes
+
+    slow, fast = sessions
+    bench = QueueBenchConfig(slow_sessions=slow, fast_sessions=fast, duration_s=duration_s)
+    return await compare_queue_modes(bench)
+
+
+def main(argv: list[str] | None = None) -> None:  # pragma: no cover - manual entry point
+    """``python -m webdojo.bench.rollout_bench [--quick] [--json]``."""
+    import argparse
+    import asyncio
+    import json
+
+    from rich.console import Console
+
+    from webdojo.bench.rollout_report import rollout_bench_table
+
+    parser = argparse.ArgumentParser(prog="python -m webdojo.bench.rollout_bench")
+    parser.add_argument("--quick", action="store_true", help="a CI-sized run")
+    parser.add_argument("--json", action="store_true", help="print the JSON as the last line")
+    parser.add_argument("--no-server", action="store_true", help="skip the server legs")
+    args = parser.parse_args(argv)
+    config = RolloutBenchConfig.quick() if args.quick else RolloutBenchConfig()
+    if args.no_server:
+        config = RolloutBenchConfig(**{**asdict(config), "server": False})
+    console = Console(stderr=args.json)
+    result = asyncio.run(run_rollout_bench(config, log=lambda m: console.print(f"[dim]{m}[/dim]")))
+    console.print(rollout_bench_table(result))
+    if args.json:
+        print(json.dumps(result.to_json()))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
+
+
+__all__ = [
+    "TARGETS",
+    "RolloutBenchConfig",
+    "RolloutBenchResult",
+    "run_rollout_bench",
+]

@@ -1,0 +1,273 @@
+"""The measurements ``webdojo bench rollout`` is made of; ``rollout_bench`` runs and reports them.
+
+* ``saturate_raw`` / ``saturate_inprocess`` / ``saturate_server``: N sessions doing an in-page
+  click + JPEG screenshot as fast as they can, on the same page (``webdojo.bench.pages``), for a
+  fixed time: hand-written Playwright, webdojo in this process, and webdojo through the server.
+* ``step_latency``: one session at a time (low load), in-process and server steps interleaved
+  so that background load hits both alike.
+* ``rollout_leg``: one engine over a workload of simulated-VLM episodes, with CPU measured.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from webdojo.actions import Click
+from webdojo.bench.cpu_meter import CpuMeter
+from webdojo.bench.pages import COUNTER_XY
+from webdojo.browser.host import BrowserHost
+from webdojo.browser.options import SessionOptions
+from webdojo.observation import Observation, ObservationOptions
+from webdojo.rollout.engine import EngineStats
+from webdojo.rollout.episode import EpisodeSpec
+from webdojo.rollout.http_env import HttpEnv
+
+JPEG_QUALITY = 80
+SHOT = ObservationOptions(jpeg_quality=JPEG_QUALITY)  # a screenshot, as a VLM agent asks for
+CLICK = Click(x=COUNTER_XY[0], y=COUNTER_XY[1])  # the page's counter button: no navigation
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """Nearest-rank percentile (q in 0-100); None without samples."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
+
+
+def ms(value: float | None) -> float | None:
+    return None if value is None else round(value * 1000, 1)
+
+
+@dataclass(frozen=True)
+class Saturation:
+    """Steps completed by ``sessions`` busy sessions in a measured window."""
+
+    name: str
+    sessions: int
+    steps: int
+    window_s: float
+    p50_ms: float | None
+    p90_ms: float | None
+    cpu: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def steps_per_s(self) -> float:
+        return self.steps / self.window_s if self.window_s > 0 else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "sessions": self.sessions,
+            "steps": self.steps,
+            "window_s": round(self.window_s, 2),
+            "steps_per_s": round(self.steps_per_s, 2),
+            "step_p50_ms": self.p50_ms,
+            "step_p90_ms": self.p90_ms,
+            "cpu": self.cpu,
+        }
+
+
+StepFn = Callable[[], Awaitable[Any]]
+
+
+async def _saturate(
+    name: str, steppers: list[StepFn], warmup_s: float, window_s: float
+) -> Saturation:
+    """Run every stepper in a loop; count the steps that end inside the measured window."""
+    start = time.perf_counter()
+    begin, end = start + warmup_s, start + warmup_s + window_s
+    durations: list[float] = []
+
+    async def loop(step: StepFn) -> None:
+        while (now := time.perf_counter()) < end:
+            await step()
+            done = time.perf_counter()
+            if begin <= done <= end:
+                durations.append(done - now)
+
+    await asyncio.sleep(0)
+    with CpuMeter() as meter:
+        await asyncio.gather(*(loop(s) for s in steppers))
+    assert meter.usage is not None
+    return Saturation(
+        name=name,
+        sessions=len(steppers),
+        steps=len(durations),
+        window_s=window_s,
+        p50_ms=ms(percentile(durations, 50)),
+        p90_ms=ms(percentile(durations, 90)),
+        cpu=meter.usage.to_json(),
+    )
+
+
+async def saturate_raw(
+    host: BrowserHost, url: str, sessions: int, warmup_s: float, window_s: float
+) -> Saturation:
+    """Hand-written Playwright: ``mouse.click`` + ``screenshot``, the floor."""
+    options = SessionOptions()
+    viewport = {"width": options.viewport_width, "height": options.viewport_height}
+    contexts = [await host.browser.new_context(viewport=viewport) for _ in range(sessions)]  # type: ignore[arg-type]
+    try:
+        pages = [await c.new_page() for c in contexts]
+        for page in pages:
+            await page.goto(url)
+
+        def stepper(page: Any) -> StepFn:
+            async def step() -> None:
+                await page.mouse.click(*COUNTER_XY)
+                await page.screenshot(type="jpeg", quality=JPEG_QUALITY)
+
+            return step
+
+        return await _saturate("raw", [stepper(p) for p in pages], warmup_s, window_s)
+    finally:
+        for context in contexts:
+            await context.close()
+
+
+class _Stepper(Protocol):
+    async def step(self, action: Any, options: ObservationOptions) -> Observation: ...
+    async def aclose(self) -> None: ...
+
+
+async def _saturate_sessions(
+    name: str, sessions: list[_Stepper], warmup_s: float, window_s: float
+) -> Saturation:
+    def stepper(session: _Stepper) -> StepFn:
+        return lambda: session.step(CLICK, SHOT)
+
+    try:
+        return await _saturate(name, [stepper(s) for s in sessions], warmup_s, window_s)
+    finally:
+        for session in sessions:
+            await session.aclose()
+
+
+async def saturate_inprocess(
+    host: BrowserHost, url: str, sessions: int, warmup_s: float, window_s: float
+) -> Saturation:
+    opened = []
+    for _ in range(sessions):
+        session = await host.new_session(SessionOptions())
+        await session.goto(url)
+        opened.append(session)
+    return await _saturate_sessions("in-process", list(opened), warmup_s, window_s)
+
+
+async def saturate_server(
+    env: HttpEnv, url: str, sessions: int, warmup_s: float, window_s: float
+) -> Saturation:
+    opened = [(await env.open_url(url, SHOT))[0] for _ in range(sessions)]
+    return await _saturate_sessions("server", list(opened), warmup_s, window_s)
+
+
+async def step_latency(
+    host: BrowserHost, env: HttpEnv, url: str, steps: int, warmup: int = 3
+) -> dict[str, list[float]]:
+    """Seconds per step for one in-process and one server session, taking turns (the order
+    alternates, so neither always runs first after the other)."""
+    local = await host.new_session(SessionOptions())
+    await local.goto(url)
+    remote, _ = await env.open_url(url, SHOT)
+    samples: dict[str, list[float]] = {"in-process": [], "server": []}
+    contenders: list[tuple[str, _Stepper]] = [("in-process", local), ("server", remote)]
+    try:
+        for i in range(warmup + steps):
+            for name, session in contenders if i % 2 else contenders[::-1]:
+                t0 = time.perf_counter()
+                await session.step(CLICK, SHOT)
+                if i >= warmup:
+                    samples[name].append(time.perf_counter() - t0)
+    finally:
+        await local.aclose()
+        await remote.aclose()
+    return samples
+
+
+# --- rollouts -------------------------------------------------------------------------------
+
+
+class _Engine(Protocol):
+    async def run(self, specs: Sequence[EpisodeSpec]) -> list[dict[str, Any]]: ...
+    def stats(self) -> EngineStats: ...
+
+
+@dataclass(frozen=True)
+class RolloutLeg:
+    """One engine over (part of) the workload."""
+
+    name: str
+    engine: str  # async | sync
+    env: str  # in-process | server
+    episodes: int
+    steps: int
+    wall_s: float
+    step_p50_ms: float | None  # env step service time, as the engine's client saw it
+    step_p90_ms: float | None
+    env_wait_s: float  # total time episodes queued for an env slot
+    success_rate: float | None
+    faults: int
+    fault_codes: dict[str, int]
+    mean_policy_s: float | None
+    cpu: dict[str, float]
+
+    @property
+    def steps_per_s(self) -> float:
+        return self.steps / self.wall_s if self.wall_s > 0 else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "engine": self.engine,
+            "env": self.env,
+            "episodes": self.episodes,
+            "steps": self.steps,
+            "wall_s": round(self.wall_s, 2),
+            "steps_per_s": round(self.steps_per_s, 2),
+            "step_p50_ms": self.step_p50_ms,
+            "step_p90_ms": self.step_p90_ms,
+            "env_wait_s": round(self.env_wait_s, 1),
+            "success_rate": self.success_rate,
+            "faults": self.faults,
+            "fault_codes": self.fault_codes,
+            "mean_policy_s": self.mean_policy_s,
+            "cpu": self.cpu,
+        }
+
+
+async def rollout_leg(
+    name: str, kind: tuple[str, str], engine: _Engine, specs: Sequence[EpisodeSpec]
+) -> RolloutLeg:
+    with CpuMeter() as meter:
+        records = await engine.run(specs)
+    assert meter.usage is not None
+    stats = engine.stats()
+    steps = stats.env.durations.get("step", []) + stats.env.durations.get("observe", [])
+    scored = [r for r in records if r["success"] is not None]
+    codes: dict[str, int] = {}
+    for record in records:
+        if record["error"]:
+            codes[record["error"]["code"]] = codes.get(record["error"]["code"], 0) + 1
+    acts = stats.policy.durations.get("act", [])
+    return RolloutLeg(
+        name=name,
+        engine=kind[0],
+        env=kind[1],
+        episodes=len(records),
+        steps=stats.steps,
+        wall_s=stats.wall_s,
+        step_p50_ms=ms(percentile(steps, 50)),
+        step_p90_ms=ms(percentile(steps, 90)),
+        env_wait_s=stats.env.wait_s,
+        success_rate=round(sum(bool(r["success"]) for r in scored) / len(scored), 3)
+        if scored
+        else None,
+        faults=stats.faults,
+        fault_codes=codes,
+        mean_policy_s=round(statistics.mean(acts), 3) if acts else None,
+        cpu=meter.usage.to_json(),
+    )

@@ -1,0 +1,339 @@
+"""One ``Action`` -> Playwright calls on the active tab.
+
+Fast path. Element actions resolve their target with one small evaluate (act.js ``locate``:
+registry lookup, scroll into view, hit test) and then use raw mouse input, instead of
+Playwright's locator actions, whose actionability checks wait for animation frames. After an
+input action, one more evaluate (act.js ``check``) reads what hooks.js recorded: a
+cross-document navigation, a form submission or a popup. Only then does the executor wait for
+a load, counted by the tab's load events from before the action, which is what makes the next
+screenshot safe (``wait_for_load_state`` alone can return for the old document). The check
+also returns the title, which the observation reuses, so an in-page click costs one short
+evaluate more than a raw ``mouse.click`` (two when it targets an element id).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from playwright.async_api import Error as PlaywrightError
+
+from webdojo.actions import (
+    Action,
+    ActionContext,
+    Click,
+    CloseTab,
+    DoubleClick,
+    GoBack,
+    GoForward,
+    Goto,
+    Hover,
+    NewTab,
+    Press,
+    Scroll,
+    Select,
+    Stop,
+    TabFocus,
+    Type,
+    Wait,
+    _Pointer,
+    to_viewport_pixels,
+)
+from webdojo.browser.dom import ACT_JS
+from webdojo.browser.guard import Guard, is_navigation_race
+from webdojo.browser.options import SessionOptions
+from webdojo.browser.tabs import TabSet, TabState
+from webdojo.errors import (
+    ActionFailed,
+    ActionTimeout,
+    BadTab,
+    NavigationTimeout,
+    PageCrashed,
+    UnknownElement,
+)
+
+
+class Executor:
+    def __init__(self, tabs: TabSet, guard: Guard, options: SessionOptions) -> None:
+        self._tabs = tabs
+        self._guard = guard
+        self._opts = options
+
+    async def run(self, action: Action, ctx: ActionContext) -> None:
+        handler: Callable[[Any, ActionContext], Awaitable[None]] = getattr(self, f"_{action.type}")
+        await handler(action, ctx)
+
+    # --- page loads -----------------------------------------------------------------------
+
+    async def navigate(self, what: str, start: Callable[[int], Awaitable[Any]]) -> None:
+        """Run a Playwright navigation (``start(timeout_ms)``) under the navigation deadline;
+        on a timeout, cancel it so that the tab stays usable."""
+        tab = self._tabs.current
+        seconds = self._opts.navigation_timeout_s
+        try:
+            async with self._guard(what, seconds + 1, NavigationTimeout):
+                await start(int(seconds * 1000))
+        except NavigationTimeout:
+            await tab.stop_loading()
+            raise
+        tab.doc = None
+
+    async def wait_for_load(self, tab: TabState, mark: tuple[int, int], what: str) -> None:
+        try:
+            async with self._guard(what, self._opts.navigation_timeout_s, NavigationTimeout):
+                await tab.wait_loaded(mark)
+        except NavigationTimeout:
+            await tab.stop_loading()
+            raise
+        if tab.crashed:
+            raise PageCrashed(f"the page crashed during {what}")
+
+    async def _interact(self, what: str, act: Callable[[], Awaitable[None]]) -> None:
+        """Perform input, then wait for whatever it started (a page load, a popup)."""
+        tab = self._tabs.current
+        mark, opened = tab.mark(), self._tabs.opened
+        tab.title_hint = None
+        async with self._guard(what, self._opts.action_timeout_s):
+            await act()
+        await self.settle(tab, mark, opened, what)
+
+    async def settle(self, tab: TabState, mark: tuple[int, int], opened: int, what: str) -> None:
+        """Wait for what the action started: a page load, a popup."""
+        found, navigated = await self._check(tab, what, "check")
+        popup = submitted = False
+        if found:
+            navigated, popup, submitted = tab.note(found)
+            tab.title_hint = found["title"]
+        if submitted and not navigated:  # its navigation starts a task later
+            found, navigated = await self._check(tab, what, "check_later")
+            if found:
+                navigated = tab.note(found)[0]
+                tab.title_hint = found["title"]
+        if navigated:
+            tab.title_hint = None
+            await self.wait_for_load(tab, mark, f"loading the page opened by {what}")
+        if popup and self._tabs.opened <= opened:
+            await self._tabs.wait_for_page(opened, self._opts.popup_wait_s)
+        await self.adopt_popup()
+
+    async def _check(self, tab: TabState, what: str, op: str) -> tuple[dict[str, Any] | None, bool]:
+        """Read hooks.js's record of what the action started: (record, navigated).
+
+        While a cross-document navigation waits for its response, Chromium answers no
+        evaluate (nor screenshot) for the page until it commits. So this read runs under the
+        navigation deadline; past it, the navigation is cancelled, and a second read tells a
+        hung navigation (NavigationTimeout) from a page that is busy (ActionTimeout)."""
+        seconds = self._opts.navigation_timeout_s
+        try:
+            async with self._guard(f"{what} (loading)", seconds, NavigationTimeout):
+                return await self._read_check(tab, op)
+        except NavigationTimeout as exc:
+            await tab.stop_loading()
+            try:
+                async with self._guard(f"{what} (checking the page)", 1.0):
+                    found, _ = await self._read_check(tab, "check")
+            except ActionTimeout:
+                raise ActionTimeout(f"the page does not respond after {what}") from exc
+            if found and tab.note(found)[0]:
+                raise
+            raise ActionTimeout(f"{what} did not finish within {seconds:g} s") from exc
+
+    async def _read_check(self, tab: TabState, op: str) -> tuple[dict[str, Any] | None, bool]:
+        try:
+            return await tab.page.evaluate(ACT_JS, {"op": op}), False
+        except PlaywrightError as exc:
+            if is_navigation_race(exc):
+                return None, True  # the document went away under the evaluate
+            if "closed" in str(exc):
+                await asyncio.sleep(0.05)  # the close event may trail the error
+                if tab.page.is_closed():
+                    return None, False  # the page closed itself (window.close): not a fault
+            raise
+
+    async def adopt_popup(self) -> None:
+        """Switch to a popup the page opened, once it has loaded."""
+        tab = self._tabs.adopt_new()
+        if tab is None:
+            return
+        seconds = self._opts.navigation_timeout_s
+        try:
+            async with self._guard("loading the new tab", seconds, NavigationTimeout, tab.page):
+                await tab.page.wait_for_load_state("load", timeout=seconds * 1000)
+        except NavigationTimeout:
+            await tab.stop_loading()
+            raise
+
+    # --- targets ------------------------------------------------------------------------
+
+    async def _point(self, action: _Pointer, ctx: ActionContext) -> tuple[float, float, bool]:
+        """Viewport pixels of the action's target and whether it is a text field (a point
+        target counts as one: we cannot tell)."""
+        if action.element is None:
+            assert action.x is not None and action.y is not None
+            x, y = to_viewport_pixels(action.x, action.y, action.space, ctx)
+            return x, y, True
+        return await self.locate(action.element)
+
+    async def locate(self, element: int) -> tuple[float, float, bool]:
+        async with self._guard(f"finding element [{element}]", self._opts.action_timeout_s):
+            found = await self._tabs.current.page.evaluate(ACT_JS, {"op": "locate", "id": element})
+        error = found.get("error")
+        if error == "unknown":
+            raise UnknownElement(
+                f"there is no element [{element}] on the current page; use an id from the "
+                "latest observation"
+            )
+        if error == "detached":
+            raise UnknownElement(f"element [{element}] is no longer on the page")
+        if error == "hidden":
+            raise ActionFailed(f"element [{element}] is not visible")
+        if error == "covered":
+            raise ActionFailed(f"element [{element}] is covered by {found['cover']}")
+        return found["x"], found["y"], found["editable"]
+
+    # --- pointer actions ------------------------------------------------------------------
+
+    async def _click(self, action: Click, ctx: ActionContext) -> None:
+        x, y, _ = await self._point(action, ctx)
+        await self._interact(action.describe(), lambda: self._mouse().click(x, y))
+
+    async def _double_click(self, action: DoubleClick, ctx: ActionContext) -> None:
+        x, y, _ = await self._point(action, ctx)
+        await self._interact(action.describe(), lambda: self._mouse().dblclick(x, y))
+
+    async def _hover(self, action: Hover, ctx: ActionContext) -> None:
+        x, y, _ = await self._point(action, ctx)
+        async with self._guard(action.describe(), self._opts.action_timeout_s):
+            await self._mouse().move(x, y)
+
+    async def _type(self, action: Type, ctx: ActionContext) -> None:
+        target = action.element is not None or action.has_point()
+        if target:
+            x, y, editable = await self._point(action, ctx)
+            if not editable:
+                raise ActionFailed(f"element [{action.element}] is not a text field")
+        keyboard = self._tabs.current.page.keyboard
+
+        async def act() -> None:
+            if target:
+                await self._mouse().click(x, y)
+                await keyboard.press("ControlOrMeta+a")
+                await keyboard.press("Delete")
+            await keyboard.type(action.text)
+            if action.enter:
+                await keyboard.press("Enter")
+
+        await self._interact(action.describe(), act)
+
+    async def _scroll(self, action: Scroll, ctx: ActionContext) -> None:
+        vertical = action.direction in ("up", "down")
+        span = ctx.viewport_height if vertical else ctx.viewport_width
+        amount = action.amount or max(1, span * 5 // 6)  # most of a screen (600 px of 720)
+        sign = -1 if action.direction in ("up", "left") else 1
+        dx, dy = (0, sign * amount) if vertical else (sign * amount, 0)
+        page = self._tabs.current.page
+        point = None
+        if action.element is not None or action.has_point():
+            x, y, _ = await self._point(action, ctx)
+            point = (x, y)
+        async with self._guard(action.describe(), self._opts.action_timeout_s):
+            if point is None:
+                moved = await page.evaluate(ACT_JS, {"op": "scroll", "dx": dx, "dy": dy})
+                if not moved["room"]:  # the page scrolls an inner element: wheel at the centre
+                    point = (ctx.viewport_width / 2, ctx.viewport_height / 2)
+            if point is not None:
+                await page.mouse.move(*point)
+                await page.mouse.wheel(dx, dy)
+                # A wheel scroll reaches the DOM at the next frame: wait for it so that the
+                # observation (element boxes, axtree) sees the new scroll position.
+                await page.evaluate(ACT_JS, {"op": "frame"})
+
+    def _mouse(self) -> Any:
+        return self._tabs.current.page.mouse
+
+    # --- keyboard and forms -----------------------------------------------------------------
+
+    async def _press(self, action: Press, ctx: ActionContext) -> None:
+        keyboard = self._tabs.current.page.keyboard
+        await self._interact(action.describe(), lambda: keyboard.press(action.keys))
+
+    async def _select(self, action: Select, ctx: ActionContext) -> None:
+        page = self._tabs.current.page
+        result: dict[str, Any] = {}
+
+        async def act() -> None:
+            args = {"op": "select", "id": action.element, "option": action.option}
+            result.update(await page.evaluate(ACT_JS, args))
+
+        await self._interact(action.describe(), act)
+        error = result.get("error")
+        if error == "unknown" or error == "detached":
+            raise UnknownElement(f"there is no element [{action.element}] on the current page")
+        if error == "not_select":
+            raise ActionFailed(f"element [{action.element}] is a <{result['tag']}>, not a <select>")
+        if error == "no_option":
+            options = ", ".join(repr(o) for o in result["options"][:50])
+            raise ActionFailed(
+                f"element [{action.element}] has no option {action.option!r}; options: {options}"
+            )
+        if error == "disabled":
+            raise ActionFailed(
+                f"option {action.option!r} of element [{action.element}] is disabled"
+            )
+
+    # --- navigation -----------------------------------------------------------------------
+
+    async def _goto(self, action: Goto, ctx: ActionContext) -> None:
+        page = self._tabs.current.page
+        await self.navigate(
+            f"opening {action.url}", lambda ms: page.goto(action.url, wait_until="load", timeout=ms)
+        )
+
+    async def _history(self, forward: bool) -> None:
+        page = self._tabs.current.page
+        async with self._guard("reading the tab history", self._opts.action_timeout_s):
+            can = await page.evaluate(ACT_JS, {"op": "history"})
+        if can is not None and not can["forward" if forward else "back"]:
+            where = "next" if forward else "previous"
+            raise ActionFailed(f"there is no {where} page in this tab's history")
+        go = page.go_forward if forward else page.go_back
+        what = "going forward" if forward else "going back"
+        await self.navigate(what, lambda ms: go(wait_until="load", timeout=ms))
+
+    async def _go_back(self, action: GoBack, ctx: ActionContext) -> None:
+        await self._history(forward=False)
+
+    async def _go_forward(self, action: GoForward, ctx: ActionContext) -> None:
+        await self._history(forward=True)
+
+    # --- tabs -----------------------------------------------------------------------------
+
+    async def _new_tab(self, action: NewTab, ctx: ActionContext) -> None:
+        async with self._guard("opening a new tab", self._opts.action_timeout_s):
+            await self._tabs.new_tab()
+        if action.url is not None:
+            await self._goto(Goto(url=action.url), ctx)
+
+    async def _tab_focus(self, action: TabFocus, ctx: ActionContext) -> None:
+        if action.index >= len(self._tabs.tabs):
+            raise BadTab(
+                f"tab {action.index} does not exist; there are {len(self._tabs.tabs)} tabs"
+            )
+        tab = self._tabs.tabs[action.index]
+        self._tabs.activate(tab)
+        async with self._guard("switching tabs", self._opts.action_timeout_s, page=tab.page):
+            await tab.page.bring_to_front()
+
+    async def _close_tab(self, action: CloseTab, ctx: ActionContext) -> None:
+        async with self._guard("closing the tab", self._opts.action_timeout_s):
+            await self._tabs.close_current()
+            await self._tabs.current.page.bring_to_front()
+
+    # --- the rest -------------------------------------------------------------------------
+
+    async def _wait(self, action: Wait, ctx: ActionContext) -> None:
+        await asyncio.sleep(action.seconds)  # already capped by the action model
+
+    async def _stop(self, action: Stop, ctx: ActionContext) -> None:
+        """The env layer ends the episode; nothing happens in the page."""

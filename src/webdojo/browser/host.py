@@ -1,0 +1,133 @@
+"""The browser of a process: one Playwright driver, one Chromium, many sessions.
+
+Each session gets a fresh browser context (cookies, storage, cache, tabs), never reused:
+contexts are cheap (~160 ms with the first page) next to a browser launch, and they isolate
+episodes completely. Service workers are blocked (they outlive pages and cache across
+navigations) and downloads are refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import weakref
+from types import TracebackType
+
+from playwright.async_api import Browser, Playwright, async_playwright
+from playwright.async_api import Error as PlaywrightError
+
+from webdojo.browser.chromium import BrowserConfig, find_chromium
+from webdojo.browser.dom import HOOKS_JS
+from webdojo.browser.guard import first_line
+from webdojo.browser.options import SessionOptions
+from webdojo.browser.session import SETUP_TIMEOUT_S, BrowserSession
+from webdojo.errors import BrowserClosed, ChromiumNotFound, InfraError
+
+
+class BrowserHost:
+    """Create with ``await BrowserHost.launch()``; close with ``aclose`` or ``async with``."""
+
+    def __init__(self, playwright: Playwright, browser: Browser, executable: str) -> None:
+        self._playwright = playwright
+        self._browser = browser
+        self.executable = executable
+        self.version: str = browser.version
+        self._sessions: weakref.WeakSet[BrowserSession] = weakref.WeakSet()
+        self._closed = False
+
+    @classmethod
+    async def launch(cls, config: BrowserConfig | None = None) -> BrowserHost:
+        config = config or BrowserConfig()
+        executable = config.executable or find_chromium()
+        if not (os.path.isfile(executable) and os.access(executable, os.X_OK)):
+            raise ChromiumNotFound(f"{executable!r} is not an executable Chromium")
+        playwright = await async_playwright().start()
+        try:
+            browser = await playwright.chromium.launch(
+                executable_path=executable,
+                headless=config.headless,
+                args=config.launch_args(),
+                timeout=config.launch_timeout_s * 1000,
+            )
+        except PlaywrightError as exc:
+            await playwright.stop()
+            raise BrowserClosed(
+                f"Chromium at {executable} did not start: {first_line(exc)}"
+            ) from exc
+        except BaseException:
+            await playwright.stop()
+            raise
+        return cls(playwright, browser, executable)
+
+    @property
+    def browser(self) -> Browser:
+        """The Playwright browser: an escape hatch for tools and tests."""
+        return self._browser
+
+    def is_connected(self) -> bool:
+        """Whether the browser process is alive and reachable."""
+        return not self._closed and self._browser.is_connected()
+
+    @property
+    def sessions(self) -> int:
+        """How many sessions are open."""
+        return len(self._sessions)
+
+    async def new_session(self, options: SessionOptions | None = None) -> BrowserSession:
+        """A fresh context with one blank tab."""
+        options = options or SessionOptions()
+        if not self.is_connected():
+            raise BrowserClosed("the browser is gone; launch a new BrowserHost")
+        try:
+            async with asyncio.timeout(SETUP_TIMEOUT_S):
+                context = await self._browser.new_context(
+                    viewport={"width": options.viewport_width, "height": options.viewport_height},
+                    device_scale_factor=1,  # screenshot pixels == CSS pixels
+                    service_workers="block",
+                    accept_downloads=False,
+                    locale=options.locale,
+                    timezone_id=options.timezone_id,
+                    user_agent=options.user_agent,
+                    color_scheme=options.color_scheme,
+                )
+        except TimeoutError as exc:
+            raise InfraError("the browser did not create a context in time") from exc
+        except PlaywrightError as exc:
+            raise BrowserClosed(f"could not create a browser context: {first_line(exc)}") from exc
+        session = BrowserSession(self, context, options)
+        try:
+            # Concurrently (one round trip less): the init script only has to be in place
+            # before the first navigation, and the first tab starts at about:blank.
+            await asyncio.gather(session._open(), session._add_init_script(HOOKS_JS))
+        except BaseException:
+            await session.aclose()
+            raise
+        self._sessions.add(session)
+        return session
+
+    def _forget(self, session: BrowserSession) -> None:
+        self._sessions.discard(session)
+
+    async def aclose(self) -> None:
+        """Close every session, the browser and the driver. Idempotent."""
+        if self._closed:
+            return
+        for session in list(self._sessions):
+            await session.aclose()
+        self._closed = True
+        with contextlib.suppress(PlaywrightError, TimeoutError):
+            await asyncio.wait_for(self._browser.close(), 10)
+        with contextlib.suppress(PlaywrightError, TimeoutError):
+            await asyncio.wait_for(self._playwright.stop(), 10)
+
+    async def __aenter__(self) -> BrowserHost:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()

@@ -1,0 +1,45 @@
+"""Per-session settings (a frozen dataclass: internal config, not outside data)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from webdojo.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class SessionOptions:
+    """How one episode's browser context is set up and how long its operations may take."""
+
+    viewport_width: int = 1280  # CSS pixels; screenshots have exactly this size
+    viewport_height: int = 720
+    action_timeout_s: float = 10.0  # deadline of one action (click, type, ...) and of a capture
+    navigation_timeout_s: float = 15.0  # deadline of a page load (goto, back, a navigating click)
+    popup_wait_s: float = 2.0  # how long to wait for a window the page said it was opening
+    locale: str = "en-US"  # navigator.language and Accept-Language
+    timezone_id: str = "UTC"  # fixed, so that dates on pages are reproducible
+    user_agent: str | None = None  # None = Chromium's own
+    color_scheme: Literal["light", "dark", "no-preference"] = "light"
+    final_text_chars: int = 20_000  # cap on the page text kept in FinalState
+
+    def __post_init__(self) -> None:
+        if not (self.viewport_width >= 100 and self.viewport_height >= 100):
+            raise ConfigError(
+                f"viewport {self.viewport_width}x{self.viewport_height} is too small (min 100x100)"
+            )
+        for name in ("action_timeout_s", "navigation_timeout_s", "popup_wait_s"):
+            if not getattr(self, name) > 0:
+                raise ConfigError(f"{name} must be positive, not {getattr(self, name)!r}")
+
+    def context_key(self) -> tuple[object, ...]:
+        """The settings fixed when the browser context is created. Two options with the same
+        key can share a pre-created (warm) context; the others (deadlines, caps) are per call."""
+        return (
+            self.viewport_width,
+            self.viewport_height,
+            self.locale,
+            self.timezone_id,
+            self.user_agent,
+            self.color_scheme,
+        )

@@ -1,0 +1,246 @@
+"""One episode's browser: a fresh context with its tabs; execute actions, observe.
+
+Lifecycle (``SessionState``): OPEN -> CLOSED by ``aclose``; OPEN -> CRASHED when the active
+page crashes or the browser dies. A crashed session can still be closed and asked for its
+``final_state``; ``execute``/``observe`` then raise ``PageCrashed`` (or ``BrowserClosed``).
+
+Errors. ``execute`` raises typed webdojo errors only. ``step`` turns agent and env faults
+(invalid action, timeout, page refused, page crashed) into ``observation.last_error`` and
+returns an observation anyway (without a screenshot when the page cannot give one); infra
+faults (``BrowserClosed``) and misuse (``StateError``) raise.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from enum import StrEnum
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from playwright.async_api import BrowserContext, Page
+
+from webdojo.actions import Action, ActionContext, check_action
+from webdojo.browser.dom import ACT_JS
+from webdojo.browser.executor import Executor
+from webdojo.browser.guard import Guard
+from webdojo.browser.observe import capture, error_info
+from webdojo.browser.options import SessionOptions
+from webdojo.browser.tabs import TabSet
+from webdojo.errors import (
+    AgentError,
+    BrowserClosed,
+    ConfigError,
+    EnvError,
+    NavigationTimeout,
+    PageCrashed,
+    StateError,
+    WebdojoError,
+)
+from webdojo.observation import FinalState, Observation, ObservationOptions, Tab
+
+if TYPE_CHECKING:
+    from webdojo.browser.host import BrowserHost
+
+__all__ = ["BrowserSession", "SessionOptions", "SessionState"]
+
+SETUP_TIMEOUT_S = 30.0  # creating a context and its first page: slow only on a starved machine
+
+
+class SessionState(StrEnum):
+    OPEN = "open"
+    CLOSED = "closed"
+    CRASHED = "crashed"  # the active page crashed or the browser died
+
+
+class BrowserSession:
+    """Created by ``BrowserHost.new_session``; never reused across episodes."""
+
+    def __init__(self, host: BrowserHost, context: BrowserContext, options: SessionOptions):
+        self.options = options
+        self._host = host
+        self._context = context
+        self._closed = False
+        self._tabs = TabSet(context)
+        self._guard = Guard(self._tabs, host.is_connected)
+        self._executor = Executor(self._tabs, self._guard, options)
+        self._element_ids: frozenset[int] | None = None
+
+    def adopt(self, options: SessionOptions) -> None:
+        """Give a pre-created (warm) session its episode's options before first use. Only the
+        per-call settings (deadlines, caps) may differ: the context's own (viewport, locale...)
+        were fixed when it was created (``SessionOptions.context_key``)."""
+        if options.context_key() != self.options.context_key():
+            raise ConfigError("a warm session cannot change its viewport, locale or user agent")
+        self.options = options
+        self._executor = Executor(self._tabs, self._guard, options)
+
+    async def _open(self) -> None:
+        async with self._guard("opening the first tab", SETUP_TIMEOUT_S):
+            await self._tabs.new_tab()
+
+    async def _add_init_script(self, script: str) -> None:
+        async with self._guard("installing the page hooks", SETUP_TIMEOUT_S):
+            await self._context.add_init_script(script)
+
+    # --- state ----------------------------------------------------------------------------
+
+    @property
+    def state(self) -> SessionState:
+        if self._closed:
+            return SessionState.CLOSED
+        if not self._host.is_connected() or self._tabs.context_closed:
+            return SessionState.CRASHED
+        if self._tabs.has_current() and self._tabs.current.crashed:
+            return SessionState.CRASHED
+        return SessionState.OPEN
+
+    @property
+    def page(self) -> Page:
+        """The active tab's Playwright page: an escape hatch for tools and tests. Driving it
+        directly bypasses deadlines and element ids."""
+        return self._tabs.current.page
+
+    def _require_usable(self) -> None:
+        if self._closed:
+            raise StateError("the session is closed")
+        if not self._host.is_connected():
+            raise BrowserClosed("the browser is gone")
+        if self._tabs.context_closed:
+            raise BrowserClosed("the browser context was closed")
+        if self._tabs.has_current() and self._tabs.current.crashed:
+            raise PageCrashed("the page crashed; the session cannot continue")
+
+    async def _prepare(self) -> None:
+        """Check the lifecycle; make sure there is an active tab and no crashed background one."""
+        self._require_usable()
+        async with self._guard("preparing the tab", self.options.action_timeout_s):
+            await self._tabs.ensure_tab()
+            await self._tabs.purge_crashed()
+
+    def action_context(self) -> ActionContext:
+        return ActionContext(
+            viewport_width=self.options.viewport_width,
+            viewport_height=self.options.viewport_height,
+            element_ids=self._element_ids,
+            tab_count=len(self._tabs.tabs),
+        )
+
+    # --- acting ---------------------------------------------------------------------------
+
+    async def goto(self, url: str) -> None:
+        """Open the episode's start URL in the active tab (trusted: not checked like an
+        agent's ``goto``). Raises ``NavigationTimeout``, ``ActionFailed``, ``PageCrashed``."""
+        await self._prepare()
+        self._element_ids = None  # ids of the previous page mean nothing on the new one
+        page = self._tabs.current.page
+        await self._executor.navigate(
+            f"opening {url}", lambda ms: page.goto(url, wait_until="load", timeout=ms)
+        )
+
+    async def execute(self, action: Action) -> None:
+        """Validate and perform one action. ``stop`` does nothing (the env layer ends the
+        episode). Raises webdojo errors only."""
+        await self._prepare()
+        ctx = self.action_context()
+        check_action(action, ctx)
+        await self._executor.run(action, ctx)
+
+    async def observe(self, options: ObservationOptions) -> Observation:
+        return await self._observe(options, None, {})
+
+    async def step(self, action: Action, options: ObservationOptions) -> Observation:
+        """Execute, then observe. Agent and env faults land in ``last_error``."""
+        start = time.perf_counter()
+        error: WebdojoError | None = None
+        try:
+            await self.execute(action)
+        except (AgentError, EnvError) as exc:
+            error = exc
+        timings = {"action": round((time.perf_counter() - start) * 1000, 2)}
+        try:
+            return await self._observe(options, error, timings)
+        except EnvError as exc:
+            return self._bare_observation(error or exc, timings)
+
+    async def _observe(
+        self, options: ObservationOptions, error: WebdojoError | None, timings: dict[str, float]
+    ) -> Observation:
+        await self._prepare()
+        try:
+            await self._executor.adopt_popup()  # a window the page opened on its own
+        except NavigationTimeout as exc:
+            error = error or exc
+        result = await capture(
+            self._tabs, self._guard, self.options, options, last_error=error, timings=timings
+        )
+        self._element_ids = result.element_ids
+        return result.observation
+
+    def _bare_observation(self, error: WebdojoError, timings: dict[str, float]) -> Observation:
+        """What can be said without touching the page (it crashed or does not answer)."""
+        self._element_ids = frozenset()
+        tabs = [
+            Tab(index=i, url=t.page.url, title="", active=t is self._tabs.current)
+            for i, t in enumerate(self._tabs.tabs)
+        ]
+        return Observation(
+            url=self._tabs.current.page.url if self._tabs.has_current() else "",
+            title="",
+            tabs=tabs,
+            viewport_width=self.options.viewport_width,
+            viewport_height=self.options.viewport_height,
+            dialogs=self._tabs.drain_dialogs(),
+            last_error=error_info(error),
+            timings_ms=timings,
+        )
+
+    # --- the end of an episode ------------------------------------------------------------
+
+    async def final_state(self, answer: str | None) -> FinalState:
+        """URL, title, localStorage (JSON values parsed) and body text of the active tab.
+        A crashed page gives only its URL; a dead browser raises ``BrowserClosed``."""
+        if self._closed:
+            raise StateError("the session is closed")
+        if not self._host.is_connected():
+            raise BrowserClosed("the browser is gone")
+        tab = self._tabs.current if self._tabs.has_current() else None
+        if tab is None or tab.crashed:
+            return FinalState(url=tab.page.url if tab else "", answer=answer)
+        args = {"op": "final", "maxText": self.options.final_text_chars}
+        async with self._guard("reading the final state", self.options.action_timeout_s):
+            raw = await tab.page.evaluate(ACT_JS, args)
+        storage = {k: _parse_json(v) for k, v in raw["storage"].items()}
+        return FinalState(
+            url=tab.page.url, title=raw["title"], storage=storage, text=raw["text"], answer=answer
+        )
+
+    async def aclose(self) -> None:
+        """Close the context (all tabs). Idempotent; never raises for a dead browser."""
+        if self._closed:
+            return
+        self._closed = True
+        self._host._forget(self)
+        try:
+            async with self._guard("closing the session", 10):
+                await self._context.close()
+        except WebdojoError:
+            pass
+
+    async def __aenter__(self) -> BrowserSession:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+def _parse_json(value: str) -> Any:
+    try:
+        return json.loads(value)
+    except (ValueError, TypeError):
+        return value

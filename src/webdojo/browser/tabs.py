@@ -1,0 +1,256 @@
+"""The tabs of one session: which is active, popups that became tabs, dialogs, crashes.
+
+Every page of the session's context is a tab: the first page, ``new_tab`` pages, and popups
+(``target=_blank`` links, ``window.open``), which arrive through the context's ``page`` event.
+A popup becomes the active tab at the next ``adopt_new`` call, which the session makes right
+after an action and before each observation, so the active tab never changes between an
+observation and the action that refers to it.
+
+Closing the last tab opens a blank one: a session always has at least one tab.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+from playwright.async_api import (
+    BrowserContext,
+    CDPSession,
+    Dialog,
+    Download,
+    Frame,
+    Page,
+    Request,
+)
+from playwright.async_api import Error as PlaywrightError
+
+from webdojo.observation import Tab
+
+
+class TabState:
+    """One page plus what its event handlers saw: load counts for navigation waits, crashes."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.loads = 0  # main-frame load events so far
+        self.commits = 0  # main-frame navigations committed (same-document ones included)
+        self.aborts = 0  # main-frame navigations that ended without a load (failed, download)
+        self.crashed = False
+        self.doc: str | None = None  # token of the document last seen (hooks.js), None = unknown
+        self.navs = 0  # hooks.js counters of that document, as last read
+        self.popups = 0
+        self.submits = 0
+        # Title read by the post-action check when the document stayed the same; the next
+        # capture uses it instead of reading it again (one evaluate less per in-page step).
+        self.title_hint: str | None = None
+        self.changed = asyncio.Event()  # set on each of the above; waiters clear it
+        self._cdp: CDPSession | None = None
+
+    def note(self, found: dict[str, Any]) -> tuple[bool, bool, bool]:
+        """Record a hooks.js reading (act.js ``check``). Returns what happened since the
+        previous reading: (a navigation started, a popup opened, a form was submitted)."""
+        same = found.get("doc") == self.doc
+        before = (self.navs, self.popups, self.submits) if same else (0, 0, 0)
+        replaced = self.doc is not None and not same  # a new document, maybe still loading
+        navs, popups, submits = found["navs"], found["popups"], found.get("submits", 0)
+        navigated = navs > before[0] or (replaced and found.get("ready") != "complete")
+        self.doc, self.navs, self.popups, self.submits = found.get("doc"), navs, popups, submits
+        return navigated, popups > before[1], submits > before[2]
+
+    def mark(self) -> tuple[int, int]:
+        return self.loads, self.aborts
+
+    def bump(self, attr: str) -> None:
+        setattr(self, attr, getattr(self, attr) + 1)
+        self.changed.set()
+
+    def on_crash(self) -> None:
+        self.crashed = True
+        self.changed.set()
+
+    async def wait_until(self, done: Callable[[], bool]) -> None:
+        """Wait until ``done()`` holds, re-checked after each event; the caller sets the
+        deadline."""
+        while not done():
+            self.changed.clear()
+            await self.changed.wait()
+
+    async def wait_commit(self, since: int) -> None:
+        """Wait for a main-frame commit after the ``since``-th one."""
+        await self.wait_until(lambda: self.commits > since)
+
+    async def wait_loaded(self, mark: tuple[int, int]) -> None:
+        """Wait for a load (or an aborted navigation) after ``mark``. Returns early if the page
+        crashes; the caller checks ``crashed``."""
+        await self.wait_until(lambda: self.loads > mark[0] or self.aborts > mark[1] or self.crashed)
+
+    async def stop_loading(self) -> None:
+        """Cancel a pending navigation (CDP Page.stopLoading). ``window.stop()`` cannot: an
+        evaluate hangs while a browser-initiated navigation is pending, and screenshots then
+        time out until the navigation is cancelled."""
+        with contextlib.suppress(PlaywrightError, TimeoutError):
+            if self._cdp is None:
+                self._cdp = await self.page.context.new_cdp_session(self.page)
+            await asyncio.wait_for(self._cdp.send("Page.stopLoading"), 5)
+
+
+class TabSet:
+    """The ordered tabs of one browser context and the active one."""
+
+    def __init__(self, context: BrowserContext) -> None:
+        self.context = context
+        self.tabs: list[TabState] = []
+        self._active: TabState | None = None
+        self._new: list[TabState] = []  # opened by the page, not yet made active
+        self.opened = 0  # pages ever attached (lets a waiter see that a popup arrived)
+        self.page_event = asyncio.Event()
+        self.dialogs: list[str] = []  # dismissed since the last observation
+        self.context_closed = False
+        context.on("page", self._on_page)
+        context.on("close", lambda _context: setattr(self, "context_closed", True))
+
+    # --- membership ---------------------------------------------------------------------
+
+    def _on_page(self, page: Page) -> None:
+        if self._find(page) is None:
+            self._new.append(self.attach(page))
+
+    def _find(self, page: Page) -> TabState | None:
+        return next((t for t in self.tabs if t.page is page), None)
+
+    def attach(self, page: Page) -> TabState:
+        """Start tracking a page (idempotent)."""
+        found = self._find(page)
+        if found is not None:
+            return found
+        tab = TabState(page)
+        self.tabs.append(tab)
+        self.opened += 1
+        self.page_event.set()
+        page.on("load", lambda _page: tab.bump("loads"))
+        page.on("framenavigated", lambda frame: self._on_frame_navigated(tab, frame))
+        page.on("crash", lambda _page: tab.on_crash())
+        page.on("close", lambda _page: self._on_close(tab))
+        page.on("dialog", self._on_dialog)
+        page.on("download", lambda _d: self._on_download(tab, _d))
+        page.on("requestfailed", lambda request: self._on_request_failed(tab, request))
+        return tab
+
+    def _on_close(self, tab: TabState) -> None:
+        if tab not in self.tabs:
+            return
+        index = self.tabs.index(tab)
+        self.tabs.remove(tab)
+        if tab in self._new:
+            self._new.remove(tab)
+        if self._active is tab:
+            # "Close the current tab and switch to the previous one."
+            self._active = self.tabs[max(index - 1, 0)] if self.tabs else None
+        tab.changed.set()
+
+    def _on_frame_navigated(self, tab: TabState, frame: Frame) -> None:
+        if frame.parent_frame is None:
+            tab.bump("commits")
+
+    def _on_download(self, tab: TabState, download: Download) -> None:
+        tab.bump("aborts")  # downloads are refused; the navigation that started one is over
+
+    def _on_request_failed(self, tab: TabState, request: Request) -> None:
+        with contextlib.suppress(PlaywrightError):
+            if request.is_navigation_request() and request.frame == tab.page.main_frame:
+                tab.bump("aborts")
+
+    async def _on_dialog(self, dialog: Dialog) -> None:
+        self.dialogs.append(f"{dialog.type}: {dialog.message}".rstrip(": "))
+        # beforeunload is accepted so that the agent's navigation goes ahead; everything else
+        # is dismissed (alert: OK, confirm: Cancel, prompt: no value).
+        with contextlib.suppress(PlaywrightError):
+            if dialog.type == "beforeunload":
+                await dialog.accept()
+            else:
+                await dialog.dismiss()
+
+    # --- the active tab -----------------------------------------------------------------
+
+    @property
+    def current(self) -> TabState:
+        if self._active is None:
+            raise LookupError("the session has no open tab")
+        return self._active
+
+    def has_current(self) -> bool:
+        return self._active is not None
+
+    def activate(self, tab: TabState) -> None:
+        if tab in self._new:
+            self._new.remove(tab)
+        self._active = tab
+
+    def index(self, tab: TabState) -> int:
+        return self.tabs.index(tab)
+
+    async def new_tab(self) -> TabState:
+        tab = self.attach(await self.context.new_page())
+        self.activate(tab)
+        return tab
+
+    async def ensure_tab(self) -> TabState:
+        """The active tab; a fresh blank one when every tab has been closed."""
+        if self._active is None:
+            return await self.new_tab()
+        return self._active
+
+    async def close_current(self) -> None:
+        tab = self.current
+        await tab.page.close()
+        self._on_close(tab)  # the close event may come later; this is idempotent
+        await self.ensure_tab()
+
+    def adopt_new(self) -> TabState | None:
+        """Make the newest popup the active tab; returns it (None if there was none)."""
+        fresh = [t for t in self._new if not t.page.is_closed()]
+        self._new.clear()
+        if not fresh:
+            return None
+        self.activate(fresh[-1])
+        return fresh[-1]
+
+    async def wait_for_page(self, since: int, seconds: float) -> bool:
+        """Wait until more than ``since`` pages were attached; False after ``seconds``."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(seconds):
+                while self.opened <= since:
+                    self.page_event.clear()
+                    await self.page_event.wait()
+        return self.opened > since
+
+    async def purge_crashed(self) -> None:
+        """Close crashed background tabs (a crashed active tab ends the session instead)."""
+        for tab in [t for t in self.tabs if t.crashed and t is not self._active]:
+            with contextlib.suppress(PlaywrightError):
+                await tab.page.close()
+            self._on_close(tab)
+
+    def drain_dialogs(self) -> list[str]:
+        out, self.dialogs = self.dialogs, []
+        return out
+
+    async def describe(self, active_title: str) -> list[Tab]:
+        """The tab list of an observation. Background titles are read concurrently and
+        best-effort: a hung background tab must not block the step."""
+
+        async def title(tab: TabState) -> str:
+            if tab is self._active:
+                return active_title
+            with contextlib.suppress(PlaywrightError, TimeoutError):
+                return await asyncio.wait_for(tab.page.title(), 2.0)
+            return ""
+
+        titles = await asyncio.gather(*(title(t) for t in self.tabs))
+        return [
+            Tab(index=i, url=t.page.url, title=titles[i], active=t is self._active)
+            for i, t in enumerate(self.tabs)
+        ]

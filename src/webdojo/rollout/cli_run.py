@@ -1,0 +1,109 @@
+"""``webdojo run``: wires config, task set, policy, progress bar and summary together."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from webdojo.models.config import ModelConfig
+from webdojo.policies import make_policy
+from webdojo.policies.base import Policy
+from webdojo.rollout.run import RunConfig, run_job
+from webdojo.store.summary import summarize
+from webdojo.store.tables import summary_tables
+from webdojo.tasks.loader import load_spec
+from webdojo.viewer import write_report
+
+
+def choose_policy(
+    name: str | None, model_config: ModelConfig | None, seed: int, template: str, console: Console
+) -> Policy:
+    """The explicit policy, else the model endpoint if one is configured, else scripted."""
+    if name is None:
+        name = "openai" if model_config is not None else "scripted"
+        if model_config is None:
+            console.print(
+                "[dim]note: no model endpoint configured (WEBDOJO_MODEL_BASE_URL); "
+                "using the scripted policy, which follows each task's reference solution[/dim]"
+            )
+    return make_policy(name, model_config=model_config, seed=seed, template=template)
+
+
+def run_command(
+    *,
+    tasks: str,
+    policy: str | None,
+    limit: int | None,
+    concurrency: int,
+    repeats: int,
+    seed: int,
+    out: Path,
+    model_base_url: str | None,
+    model: str | None,
+    template: str,
+    as_json: bool,
+    console: Console,
+    emit_json: Callable[[dict[str, Any]], None],
+) -> None:
+    overrides = {k: v for k, v in {"base_url": model_base_url, "model": model}.items() if v}
+    model_config = ModelConfig.from_env(**overrides)
+    task_set = load_spec(tasks)
+    chosen = choose_policy(policy, model_config, seed, template, console)
+    config = RunConfig(
+        tasks=tasks,
+        policy=chosen.name,
+        limit=limit,
+        concurrency=concurrency,
+        repeats=repeats,
+        seed=seed,
+        out=str(out),
+        extra={"template": template, "model": None if model_config is None else model_config.model},
+    )
+    started = time.perf_counter()
+    asyncio.run(_run_with_progress(config, task_set, chosen, console))
+    elapsed = time.perf_counter() - started
+    summary = summarize(out)
+    for table in summary_tables(summary, elapsed):
+        console.print(table)
+    report = write_report(out, out / "report.html")
+    console.print(f"report: {report}   browse: webdojo view {out}")
+    if as_json:
+        emit_json(summary.to_json(elapsed))
+
+
+async def _run_with_progress(
+    config: RunConfig, task_set: Any, policy: Policy, console: Console
+) -> None:
+    columns = (
+        TextColumn("[bold]rollout[/bold]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("success {task.fields[ok]}/{task.fields[scored]}  faults {task.fields[faults]}"),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=console, transient=False) as progress:
+        bar = progress.add_task("episodes", total=None, ok=0, scored=0, faults=0)
+        counts = {"ok": 0, "scored": 0, "faults": 0}
+
+        def on_start(todo: int, skipped: int) -> None:
+            progress.update(bar, total=todo)
+            if skipped:
+                console.print(f"resuming {config.out}: {skipped} episodes already finished")
+
+        def on_episode(record: dict[str, Any]) -> None:
+            if record["success"] is None:
+                counts["faults"] += 1
+            else:
+                counts["scored"] += 1
+                counts["ok"] += bool(record["success"])
+            progress.update(
+                bar, advance=1, ok=counts["ok"], scored=counts["scored"], faults=counts["faults"]
+            )
+
+        await run_job(config, task_set, policy, on_episode=on_episode, on_start=on_start)

@@ -1,0 +1,97 @@
+"""The main job: roll a policy out over a task set, verify, store, summarize.
+
+Episodes run on the async engine (``webdojo.rollout.engine``), each in its own fresh browser
+context; a slot is refilled as soon as its episode ends (no barrier between episodes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from webdojo.browser.options import SessionOptions
+from webdojo.policies.base import Policy
+from webdojo.rollout.engine import AsyncEngine, EngineConfig
+from webdojo.rollout.env_client import EnvClient, InProcessEnv
+from webdojo.rollout.episode import EpisodeSpec
+from webdojo.sites.server import SiteServer
+from webdojo.store.run_store import RunStore
+from webdojo.tasks.loader import TaskSet
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    tasks: str = "builtin"  # task spec (see webdojo.tasks.loader)
+    policy: str = "scripted"  # scripted | random | openai
+    limit: int | None = None  # run only the first N episodes of the set
+    concurrency: int = 4  # episodes in flight; 4 saturates a 2-core machine
+    repeats: int = 1  # episodes per task (pass@k style)
+    seed: int = 0  # seeds the random policy and model sampling
+    out: str = ""  # run directory
+    viewport: tuple[int, int] = (1280, 720)
+    extra: dict[str, Any] = field(default_factory=dict)  # policy settings (model, template...)
+
+
+ProgressHook = Callable[[dict[str, Any]], None]
+
+
+def plan_episodes(task_set: TaskSet, config: RunConfig) -> list[EpisodeSpec]:
+    specs = [
+        EpisodeSpec(task=t, key=f"{t.id}#{r}", max_steps=t.max_steps)
+        for r in range(config.repeats)
+        for t in task_set.tasks
+    ]
+    return specs[: config.limit] if config.limit else specs
+
+
+async def run_job(
+    config: RunConfig,
+    task_set: TaskSet,
+    policy: Policy,
+    on_episode: ProgressHook | None = None,
+    on_start: Callable[[int, int], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Run every planned episode not already finished in ``config.out``; return new records."""
+    root = Path(config.out)
+    session = SessionOptions(viewport_width=config.viewport[0], viewport_height=config.viewport[1])
+    with SiteServer(task_set.sites) as server, RunStore(root) as store:
+        store.write_config(_config_record(config))
+        specs = plan_episodes(task_set, config)
+        env = InProcessEnv(server, session)
+        engine = AsyncEngine(
+            env,
+            policy,
+            store,
+            EngineConfig(episodes=max(1, config.concurrency)),
+            on_episode=on_episode,
+            on_start=on_start,
+        )
+        try:
+            return await engine.run(specs)
+        finally:
+            await env.aclose()
+            await policy.aclose()
+
+
+async def run_episodes(
+    env: EnvClient,
+    specs: list[EpisodeSpec],
+    policy: Policy,
+    store: RunStore,
+    concurrency: int,
+    on_episode: ProgressHook | None = None,
+) -> list[dict[str, Any]]:
+    """``concurrency`` slots over ``specs`` (finished keys in ``store`` are skipped): the async
+    engine with no separate policy/env limits."""
+    engine = AsyncEngine(
+        env, policy, store, EngineConfig(episodes=max(1, concurrency)), on_episode=on_episode
+    )
+    return await engine.run(specs)
+
+
+def _config_record(config: RunConfig) -> dict[str, Any]:
+    data = asdict(config)
+    data["viewport"] = list(config.viewport)
+    return data

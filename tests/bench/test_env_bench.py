@@ -1,0 +1,33 @@
+"""The env benchmark runs and returns a sane, JSON-serializable result (no timing asserts)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from rich.console import Console
+
+from webdojo.bench.env_bench import STEPS, EnvBenchResult, env_bench_table, run_env_bench
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+async def test_env_bench_runs_and_reports() -> None:
+    result = await run_env_bench(iterations=2, warmup=1)
+    assert isinstance(result, EnvBenchResult) and result.chromium
+    assert set(result.raw) == set(result.webdojo) == set(STEPS)
+    assert all(s.n == 2 and 0 < s.p50_ms <= s.p90_ms for s in result.webdojo.values())
+    assert set(result.extras) == {
+        "screenshot",
+        "axtree_viewport",
+        "axtree_full",
+        "elements",
+        "marks",
+        "marks_pillow",
+    }
+    data = json.loads(json.dumps(result.to_json()))
+    assert set(data["ratio_p50"]) == set(STEPS) and data["target_ratio"] == 1.15
+    assert set(data["extras_added_p50_ms"]) == set(result.extras) - {"screenshot"}
+    console = Console(record=True, width=120)
+    console.print(env_bench_table(result))
+    assert "in-page step" in console.export_text()

@@ -1,0 +1,134 @@
+"""Faults: invalid actions, deadlines, crashes and a dead browser. The session keeps going
+after agent and env faults; infra faults raise."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+
+import pytest
+from browser_helpers import ids, text
+
+from webdojo.actions import Click, CoordSpace, Goto, Scroll, Select, TabFocus
+from webdojo.browser import BrowserHost, BrowserSession, SessionOptions, SessionState
+from webdojo.errors import BrowserClosed, EnvError, NavigationTimeout, PageCrashed, StateError
+from webdojo.observation import ObservationOptions
+
+pytestmark = pytest.mark.browser
+
+SHOT = ObservationOptions()
+
+
+async def test_invalid_ids_points_and_tabs_are_reported(
+    session: BrowserSession, base_url: str
+) -> None:
+    await session.goto(base_url + "pointer.html")
+    obs = await session.step(Click(element=99), SHOT)  # no element list observed yet
+    assert obs.last_error is not None and obs.last_error.code == "unknown_element"
+    assert obs.last_error.fault == "agent" and obs.screenshot is not None
+    await ids(session)
+    for action, code in [
+        (Click(element=99), "unknown_element"),  # refused by check_action this time
+        (Select(element=99, option="x"), "unknown_element"),
+        (Click(x=1280, y=10), "invalid_coordinates"),
+        (Click(x=10, y=1001, space=CoordSpace.NORM1000), "invalid_coordinates"),
+        (Scroll(direction="down", x=-1, y=5), "invalid_coordinates"),
+        (TabFocus(index=3), "bad_tab"),
+        (Select(element=0, option="x"), "action_failed"),  # a button is not a <select>
+    ]:
+        obs = await session.step(action, SHOT)
+        assert obs.last_error is not None and obs.last_error.code == code, action
+    obs = await session.step(Click(element=(await ids(session))["count-btn"]), SHOT)
+    assert obs.last_error is None and await text(session, "#count") == "1"
+
+
+async def test_covered_element_is_refused(session: BrowserSession, base_url: str) -> None:
+    await session.goto(base_url + "modal.html")
+    obs = await session.step(Click(element=(await ids(session))["under"]), SHOT)
+    assert obs.last_error is not None and obs.last_error.code == "action_failed"
+    assert 'covered by <div id="cover">' in obs.last_error.message
+
+
+@pytest.mark.slow
+async def test_navigation_timeouts_leave_the_session_usable(
+    host: BrowserHost, base_url: str
+) -> None:
+    options = SessionOptions(action_timeout_s=5, navigation_timeout_s=2)
+    async with await host.new_session(options) as session:
+        await session.goto(base_url + "nav.html")
+        with pytest.raises(NavigationTimeout):
+            await session.goto(base_url + "slow")
+        # The server never answers: the old page is still shown and still works.
+        obs = await session.step(Click(element=(await ids(session))["slow"]), SHOT)
+        assert obs.last_error is not None and obs.last_error.code == "navigation_timeout"
+        assert obs.last_error.retryable and obs.screenshot is not None
+        assert obs.url == base_url + "nav.html"
+        obs = await session.step(Click(element=(await ids(session))["next"]), SHOT)
+        assert obs.last_error is None and obs.title == "Page two"
+        # Half a page that never finishes loading: shown as it is.
+        obs = await session.step(Goto(url=base_url + "partial"), SHOT)
+        assert obs.last_error is not None and obs.last_error.code == "navigation_timeout"
+        assert obs.screenshot is not None and obs.title == "Partial"
+        obs = await session.step(Goto(url=base_url + "two.html"), SHOT)
+        assert obs.last_error is None and obs.title == "Page two"
+
+
+@pytest.mark.slow
+async def test_action_timeout_then_next_action_works(host: BrowserHost, base_url: str) -> None:
+    async with await host.new_session(SessionOptions(action_timeout_s=2)) as session:
+        await session.goto(base_url + "pointer.html")
+        # A click handler that blocks the page for 4 s (synchronous XHR) outlasts the deadline.
+        await session.page.evaluate(
+            """() => document.getElementById('pt').onclick = () => {
+                const xhr = new XMLHttpRequest(); xhr.open('GET', '/sleep?ms=4000', false);
+                xhr.send(); document.getElementById('pt').textContent = 'late'; }"""
+        )
+        obs = await session.step(Click(x=600, y=350), ObservationOptions(screenshot=False))
+        assert obs.last_error is not None and obs.last_error.code == "action_timeout"
+        await session.page.wait_for_function("document.getElementById('pt').textContent === 'late'")
+        obs = await session.step(Click(element=(await ids(session))["count-btn"]), SHOT)
+        assert obs.last_error is None and await text(session, "#count") == "1"
+
+
+async def test_page_crash_is_reported(host: BrowserHost, base_url: str) -> None:
+    session = await host.new_session()
+    await session.goto(base_url + "pointer.html")
+    with pytest.raises(EnvError):  # PageCrashed, or ActionFailed if the crash event trails
+        await session.goto("chrome://crash")
+    for _ in range(100):  # the crash event arrives asynchronously
+        if session.state is SessionState.CRASHED:
+            break
+        await asyncio.sleep(0.05)
+    assert session.state is SessionState.CRASHED
+    obs = await session.step(Click(x=10, y=10), SHOT)
+    assert obs.last_error is not None and obs.last_error.code == "page_crashed"
+    assert obs.last_error.fault == "env" and obs.screenshot is None
+    with pytest.raises(PageCrashed):
+        await session.observe(SHOT)
+    final = await session.final_state("x")
+    assert final.answer == "x"
+    await session.aclose()
+    assert session.state is SessionState.CLOSED
+    with pytest.raises(StateError):
+        await session.step(Click(x=1, y=1), SHOT)
+
+
+@pytest.mark.slow
+async def test_dead_browser_raises_browser_closed(base_url: str) -> None:
+    host = await BrowserHost.launch()
+    try:
+        session = await host.new_session()
+        await session.goto(base_url + "pointer.html")
+        cdp = await host.browser.new_browser_cdp_session()
+        info = await cdp.send("SystemInfo.getProcessInfo")
+        pid = next(p["id"] for p in info["processInfo"] if p["type"] == "browser")
+        os.kill(pid, signal.SIGKILL)
+        with pytest.raises(BrowserClosed):
+            await session.step(Click(x=10, y=10), SHOT)
+        assert not host.is_connected() and session.state is SessionState.CRASHED
+        with pytest.raises(BrowserClosed):
+            await host.new_session()
+        await session.aclose()  # never raises for a dead browser
+    finally:
+        await host.aclose()

@@ -1,0 +1,57 @@
+"""Popups become tabs; dialogs are dismissed and reported."""
+
+from __future__ import annotations
+
+import pytest
+from browser_helpers import ids, text
+
+from webdojo.actions import Click, TabFocus
+from webdojo.browser import BrowserSession
+from webdojo.observation import ObservationOptions
+
+pytestmark = pytest.mark.browser
+
+SHOT = ObservationOptions()
+
+
+async def test_target_blank_link_opens_a_tab(session: BrowserSession, base_url: str) -> None:
+    await session.goto(base_url + "nav.html")
+    obs = await session.step(Click(element=(await ids(session))["blank"]), SHOT)
+    assert obs.last_error is None
+    assert [(t.title, t.active) for t in obs.tabs] == [("Nav one", False), ("Page two", True)]
+    assert obs.title == "Page two" and obs.url == base_url + "two.html"
+
+
+async def test_window_open_and_window_close(session: BrowserSession, base_url: str) -> None:
+    await session.goto(base_url + "nav.html")
+    obs = await session.step(Click(element=(await ids(session))["opener"]), SHOT)
+    assert len(obs.tabs) == 2 and obs.url == base_url + "two.html?opened"
+    # The popup closes itself: its tab goes away and the opener is active again.
+    obs = await session.step(Click(element=(await ids(session))["closer"]), SHOT)
+    assert len(obs.tabs) == 1 and obs.title == "Nav one" and obs.last_error is None
+    obs = await session.step(TabFocus(index=0), SHOT)
+    assert obs.last_error is None
+
+
+async def test_alert_confirm_prompt_are_dismissed(session: BrowserSession, base_url: str) -> None:
+    await session.goto(base_url + "dialogs.html")
+    found = await ids(session)
+    obs = await session.step(Click(element=found["alert"]), SHOT)
+    assert obs.dialogs == ["alert: hello there"] and obs.last_error is None
+    obs = await session.step(Click(element=found["confirm"]), SHOT)
+    assert obs.dialogs == ["confirm: sure?"]
+    assert await text(session, "#out") == "confirm=false"
+    obs = await session.step(Click(element=found["prompt"]), SHOT)
+    assert obs.dialogs == ["prompt: name?"]
+    assert await text(session, "#out") == "prompt=null"
+    obs = await session.observe(SHOT)
+    assert obs.dialogs == []  # reported once
+
+
+async def test_beforeunload_lets_the_navigation_go(session: BrowserSession, base_url: str) -> None:
+    await session.goto(base_url + "dialogs.html")
+    found = await ids(session)
+    await session.step(Click(element=found["arm"]), SHOT)
+    obs = await session.step(Click(element=found["leave"]), SHOT)
+    assert obs.last_error is None and obs.title == "Page two"
+    assert any(d.startswith("beforeunload") for d in obs.dialogs)
