@@ -65,6 +65,12 @@ def run(
             help="prompt template for the openai policy: qwen, webgym_memory, browseragent, funcall"
         ),
     ] = "webgym_memory",
+    server: Annotated[
+        str | None, typer.Option(help="run the browsers on a `webdojo serve` server at this URL")
+    ] = None,
+    token: Annotated[
+        str | None, typer.Option(help="that server's bearer token", envvar="WEBDOJO_SERVER_TOKEN")
+    ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="print a JSON summary as the last stdout line")
     ] = False,
@@ -84,6 +90,8 @@ def run(
             model_base_url=model_base_url,
             model=model,
             template=template,
+            server=server,
+            token=token,
             as_json=as_json,
             console=console,
             emit_json=_emit_json,
@@ -110,16 +118,32 @@ def doctor(
 
 @app.command()
 def serve(
-    host: Annotated[str, typer.Option(help="address to bind; non-loopback needs --token")] = "127.0.0.1",
+    host: Annotated[
+        str, typer.Option(help="address to bind; non-loopback needs --token")
+    ] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="port; 0 picks a free one (printed)")] = 8700,
-    workers: Annotated[int, typer.Option(help="worker processes, one Chromium each; 0 = in this process")] = 0,
-    max_sessions: Annotated[int, typer.Option(help="past this, create answers 429 + Retry-After")] = 64,
-    token: Annotated[str | None, typer.Option(help="bearer token required on every route but health")] = None,
-    ray: Annotated[str | None, typer.Option(help="put workers in Ray actors: auto or HOST:PORT")] = None,
-    tasks: Annotated[str, typer.Option(help="task set that sessions can be created from by id")] = "builtin",
-    idle_ttl: Annotated[float, typer.Option(help="seconds before an idle session is reaped")] = 300.0,
+    workers: Annotated[
+        int, typer.Option(help="worker processes, one Chromium each; 0 = in this process")
+    ] = 0,
+    max_sessions: Annotated[
+        int, typer.Option(help="past this, create answers 429 + Retry-After")
+    ] = 64,
+    token: Annotated[
+        str | None, typer.Option(help="bearer token required on every route but health")
+    ] = None,
+    ray: Annotated[
+        str | None, typer.Option(help="put workers in Ray actors: auto or HOST:PORT")
+    ] = None,
+    tasks: Annotated[
+        str, typer.Option(help="task set that sessions can be created from by id")
+    ] = "builtin",
+    idle_ttl: Annotated[
+        float, typer.Option(help="seconds before an idle session is reaped")
+    ] = 300.0,
     action_timeout: Annotated[float, typer.Option(help="deadline of one action, seconds")] = 10.0,
-    navigation_timeout: Annotated[float, typer.Option(help="deadline of a page load, seconds")] = 15.0,
+    navigation_timeout: Annotated[
+        float, typer.Option(help="deadline of a page load, seconds")
+    ] = 15.0,
     log_level: Annotated[str, typer.Option(help="uvicorn log level")] = "warning",
 ) -> None:
     """Serve browser sessions over HTTP (OpenAPI at /openapi.json, metrics at /metrics)."""

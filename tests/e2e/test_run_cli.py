@@ -112,3 +112,27 @@ def test_bad_task_spec_is_a_clear_error(tmp_path: Path) -> None:
     proc = webdojo("run", "--tasks", str(bad), "--out", str(tmp_path / "x"))
     assert proc.returncode == 2
     assert "bad_task_file" in proc.stderr and "invalid JSON" in proc.stderr
+
+
+def test_run_against_a_server_process(tmp_path: Path) -> None:
+    """`webdojo serve` in one process, `webdojo run --server` in another: same results."""
+    from webdojo.server.process import ServerProcess
+
+    with ServerProcess(["--workers", "1"]) as server:
+        summary = last_json(
+            webdojo(
+                "run",
+                "--server",
+                server.url,
+                "--tasks",
+                "builtin:login",
+                "--limit",
+                "4",
+                "--out",
+                str(tmp_path / "s"),
+                "--json",
+            )
+        )
+    assert summary["episodes"] == 4 and summary["success_rate"] == 1.0
+    config = json.loads((tmp_path / "s" / "config.json").read_text())
+    assert config["server"] == server.url and "token" not in config

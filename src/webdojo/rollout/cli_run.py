@@ -30,7 +30,8 @@ def choose_policy(
         if model_config is None:
             console.print(
                 "[dim]note: no model endpoint configured (WEBDOJO_MODEL_BASE_URL); "
-                "using the scripted policy, which follows each task's reference solution[/dim]"
+                "using the scripted policy, which follows each task's reference solution[/dim]",
+                soft_wrap=True,
             )
     return make_policy(name, model_config=model_config, seed=seed, template=template)
 
@@ -47,6 +48,8 @@ def run_command(
     model_base_url: str | None,
     model: str | None,
     template: str,
+    server: str | None,
+    token: str | None,
     as_json: bool,
     console: Console,
     emit_json: Callable[[dict[str, Any]], None],
@@ -64,6 +67,8 @@ def run_command(
         seed=seed,
         out=str(out),
         extra={"template": template, "model": None if model_config is None else model_config.model},
+        server=server,
+        token=token,
     )
     started = time.perf_counter()
     asyncio.run(_run_with_progress(config, task_set, chosen, console))

@@ -6,6 +6,7 @@ context; a slot is refilled as soon as its episode ends (no barrier between epis
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -16,6 +17,7 @@ from webdojo.policies.base import Policy
 from webdojo.rollout.engine import AsyncEngine, EngineConfig
 from webdojo.rollout.env_client import EnvClient, InProcessEnv
 from webdojo.rollout.episode import EpisodeSpec
+from webdojo.rollout.http_env import HttpEnv
 from webdojo.sites.server import SiteServer
 from webdojo.store.run_store import RunStore
 from webdojo.tasks.loader import TaskSet
@@ -32,6 +34,8 @@ class RunConfig:
     out: str = ""  # run directory
     viewport: tuple[int, int] = (1280, 720)
     extra: dict[str, Any] = field(default_factory=dict)  # policy settings (model, template...)
+    server: str | None = None  # a `webdojo serve` URL; None = browsers in this process
+    token: str | None = field(default=None, repr=False)  # the server's bearer token
 
 
 ProgressHook = Callable[[dict[str, Any]], None]
@@ -56,10 +60,11 @@ async def run_job(
     """Run every planned episode not already finished in ``config.out``; return new records."""
     root = Path(config.out)
     session = SessionOptions(viewport_width=config.viewport[0], viewport_height=config.viewport[1])
-    with SiteServer(task_set.sites) as server, RunStore(root) as store:
+    with contextlib.ExitStack() as stack:
+        store = stack.enter_context(RunStore(root))
         store.write_config(_config_record(config))
         specs = plan_episodes(task_set, config)
-        env = InProcessEnv(server, session)
+        env = _make_env(config, task_set, session, stack)
         engine = AsyncEngine(
             env,
             policy,
@@ -91,7 +96,18 @@ async def run_episodes(
     return await engine.run(specs)
 
 
+def _make_env(
+    config: RunConfig, task_set: TaskSet, session: SessionOptions, stack: contextlib.ExitStack
+) -> EnvClient:
+    """Sessions on a server (which serves the sites itself), or in this process."""
+    if config.server:
+        return HttpEnv(config.server, config.token, default_session=session)
+    server = stack.enter_context(SiteServer(task_set.sites))
+    return InProcessEnv(server, session)
+
+
 def _config_record(config: RunConfig) -> dict[str, Any]:
     data = asdict(config)
+    data.pop("token")  # a secret: never written to the run directory
     data["viewport"] = list(config.viewport)
     return data
