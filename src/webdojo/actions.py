@@ -87,6 +87,9 @@ class _Pointer(_Action):
         self._require_one_target(optional=self.target_optional)
 
 
+PointerAction = _Pointer  # public name: actions that target an element or a point
+
+
 class Click(_Pointer):
     """Click the left mouse button on an element or at a point."""
 

@@ -206,6 +206,34 @@ def bench_env(
         _emit_json(result.to_json())
 
 
+@bench_app.command("rollout")
+def bench_rollout(
+    quick: Annotated[
+        bool, typer.Option(help="a CI-sized run (minutes -> tens of seconds)")
+    ] = False,
+    server: Annotated[
+        bool, typer.Option(help="include the legs through a webdojo serve process")
+    ] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
+) -> None:
+    """Async vs sync engine, in-process vs server, per-operation queues vs one FIFO, and raw
+    Playwright's saturated steps/s, all on the same workload in one run."""
+    from dataclasses import replace
+
+    from webdojo.bench.rollout_bench import RolloutBenchConfig, run_rollout_bench
+    from webdojo.bench.rollout_report import rollout_bench_table
+
+    config = RolloutBenchConfig.quick() if quick else RolloutBenchConfig()
+    if not server:
+        config = replace(config, server=False)
+    result = asyncio.run(
+        run_rollout_bench(config, log=lambda m: console.print(f"[dim]{escape(m)}[/dim]"))
+    )
+    console.print(rollout_bench_table(result))
+    if as_json:
+        _emit_json(result.to_json())
+
+
 register_viewer_commands(app)  # view, report
 
 if __name__ == "__main__":

@@ -298,7 +298,9 @@
   function drawMarks(els) {
     const COLORS = ["#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#008080", "#9a6324", "#800000"];
     const host = document.createElement("webdojo-marks");
-    host.style.cssText = "position:fixed;inset:0;z-index:2147483647;pointer-events:none;display:block;";
+    // One fixed host, absolutely placed children: a single composited layer (fixed children
+    // would each get their own, which made the overlay cost more than the boxes are worth).
+    host.style.cssText = "position:fixed;inset:0;z-index:2147483647;pointer-events:none;display:block;contain:strict;";
     const shadow = host.attachShadow({ mode: "closed" });
     const parts = [];
     for (const e of els) {
@@ -307,9 +309,9 @@
       const c = COLORS[e.id % COLORS.length];
       const ly = y >= 14 ? y - 14 : y;
       parts.push(
-        `<div style="position:fixed;left:${x}px;top:${y}px;width:${w}px;height:${h}px;` +
+        `<div style="position:absolute;left:${x}px;top:${y}px;width:${w}px;height:${h}px;` +
           `outline:2px solid ${c};outline-offset:-1px;box-sizing:border-box"></div>` +
-          `<div style="position:fixed;left:${x}px;top:${ly}px;background:${c};color:#fff;` +
+          `<div style="position:absolute;left:${x}px;top:${ly}px;background:${c};color:#fff;` +
           `font:bold 11px/14px monospace;padding:0 3px;border-radius:2px">${e.id}</div>`,
       );
     }

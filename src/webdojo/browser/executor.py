@@ -30,6 +30,7 @@ from webdojo.actions import (
     Goto,
     Hover,
     NewTab,
+    PointerAction,
     Press,
     Scroll,
     Select,
@@ -37,7 +38,6 @@ from webdojo.actions import (
     TabFocus,
     Type,
     Wait,
-    _Pointer,
     to_viewport_pixels,
 )
 from webdojo.browser.dom import ACT_JS
@@ -166,7 +166,7 @@ class Executor:
 
     # --- targets ------------------------------------------------------------------------
 
-    async def _point(self, action: _Pointer, ctx: ActionContext) -> tuple[float, float, bool]:
+    async def _point(self, action: PointerAction, ctx: ActionContext) -> tuple[float, float, bool]:
         """Viewport pixels of the action's target and whether it is a text field (a point
         target counts as one: we cannot tell)."""
         if action.element is None:

@@ -4,15 +4,14 @@ Order matters: the DOM snapshot runs first (it may draw the set-of-marks overlay
 screenshot and the tab titles run concurrently (the screenshot waits for a compositor frame,
 ~16-33 ms, so the title reads are free), then the overlay is removed.
 
-Set-of-marks is drawn by dom.js into the page (a closed shadow root, pointer-events none) and
-removed right after the screenshot. Drawing with Pillow instead (decode the 1280x720 JPEG,
-draw ~80 boxes and ids, re-encode) was measured on the 2-core dev machine, idle: the overlay
-adds about 10-13 ms of CPU per step (browser side: one evaluate, layout and paint), Pillow
-7-11 ms: a tie within noise. The overlay wins on the rest: its work runs in the renderer
-processes instead of on the Python event loop that serves every session of a worker, and the
-JPEG is not encoded twice. (A single full-viewport <canvas> was tried too: it cost more, a
-large raster layer to composite.) ``webdojo bench env`` keeps measuring both ("marks" and
-"marks pillow" rows).
+Set-of-marks is drawn by dom.js into the page (one fixed, click-through host with a closed
+shadow root) and removed right after the screenshot. Drawing with Pillow instead (decode the
+screenshot, draw ~80 boxes and ids, re-encode) was measured on the 2-core dev machine, shared
+and noisy: overlay +10-20 ms CPU per step, Pillow +8-12 ms for a JPEG, about a tie, but
++22-39 ms for a PNG. The overlay is kept: it costs the same for both formats, its work runs
+in the renderer processes instead of on the Python event loop that serves every session of a
+worker, and the image is not encoded twice. (A single full-viewport <canvas> cost more: a
+large raster layer.) ``webdojo bench env`` keeps measuring both ("marks", "marks pillow").
 """
 
 from __future__ import annotations
