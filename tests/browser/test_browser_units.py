@@ -124,3 +124,25 @@ def test_axtree_text_merges_static_text_and_filters_the_viewport() -> None:
     assert "StaticText 'three'" in view and view[-1].startswith("[3]")
     assert axtree_text(snap, AxTreeMode.NONE) == ""
     assert element_line(snap.elements[0]) == "[0] link 'Home'"
+
+
+def test_hook_readings_with_null_counters_do_not_crash() -> None:
+    """A document replaced mid-action may report null counters (its hooks have not run yet):
+    seen once in a full demo run as a TypeError that ended an episode as internal_error."""
+    from webdojo.browser.tabs import TabState
+
+    tab = TabState(page=None)  # type: ignore[arg-type]  # note() never touches the page
+    assert tab.note({"doc": "a", "navs": 0, "popups": 0, "submits": 0, "ready": "complete"}) == (
+        False,
+        False,
+        False,
+    )
+    navigated, popup, submitted = tab.note(
+        {"doc": "b", "navs": None, "popups": None, "submits": None, "ready": "loading"}
+    )
+    assert navigated and not popup and not submitted
+    assert tab.note({"doc": "b", "navs": 1, "popups": 1, "submits": None, "ready": "complete"}) == (
+        True,
+        True,
+        False,
+    )

@@ -55,7 +55,8 @@ class TabState:
         same = found.get("doc") == self.doc
         before = (self.navs, self.popups, self.submits) if same else (0, 0, 0)
         replaced = self.doc is not None and not same  # a new document, maybe still loading
-        navs, popups, submits = found["navs"], found["popups"], found.get("submits", 0)
+        # A document whose hooks have not run yet (just replaced) reports null counters.
+        navs, popups, submits = (int(found.get(k) or 0) for k in ("navs", "popups", "submits"))
         navigated = navs > before[0] or (replaced and found.get("ready") != "complete")
         self.doc, self.navs, self.popups, self.submits = found.get("doc"), navs, popups, submits
         return navigated, popups > before[1], submits > before[2]
