@@ -28,11 +28,14 @@ from webdojo.errors import BrowserClosed, ChromiumNotFound, InfraError
 class BrowserHost:
     """Create with ``await BrowserHost.launch()``; close with ``aclose`` or ``async with``."""
 
-    def __init__(self, playwright: Playwright, browser: Browser, executable: str) -> None:
+    def __init__(
+        self, playwright: Playwright, browser: Browser, executable: str, pid: int | None = None
+    ) -> None:
         self._playwright = playwright
         self._browser = browser
         self.executable = executable
         self.version: str = browser.version
+        self.pid = pid  # Chromium's main process; None if the browser did not say
         self._sessions: weakref.WeakSet[BrowserSession] = weakref.WeakSet()
         self._closed = False
 
@@ -58,7 +61,7 @@ class BrowserHost:
         except BaseException:
             await playwright.stop()
             raise
-        return cls(playwright, browser, executable)
+        return cls(playwright, browser, executable, await _browser_pid(browser))
 
     @property
     def browser(self) -> Browser:
@@ -131,3 +134,19 @@ class BrowserHost:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+async def _browser_pid(browser: Browser) -> int | None:
+    """Chromium's main process id, as Chromium itself reports it. Playwright does not expose
+    it, and guessing from the process tree picks the wrong browser when a process runs more
+    than one (each under its own driver)."""
+    try:
+        cdp = await asyncio.wait_for(browser.new_browser_cdp_session(), SETUP_TIMEOUT_S)
+        try:
+            info = await asyncio.wait_for(cdp.send("SystemInfo.getProcessInfo"), SETUP_TIMEOUT_S)
+        finally:
+            with contextlib.suppress(PlaywrightError):
+                await cdp.detach()
+    except (PlaywrightError, TimeoutError):
+        return None
+    return next((p["id"] for p in info.get("processInfo", []) if p.get("type") == "browser"), None)

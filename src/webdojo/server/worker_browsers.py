@@ -129,8 +129,12 @@ class Browsers:
 
     async def _measure_memory(self) -> None:
         while True:
-            await asyncio.to_thread(self._procs.measure)
+            await asyncio.to_thread(self._procs.measure, self._browser_pids())
             await asyncio.sleep(self._config.memory_check_interval_s)
+
+    def _browser_pids(self) -> list[int]:
+        browsers = [*self._retired, *([self._active] if self._active else [])]
+        return [b.host.pid for b in browsers if b.host.pid is not None]
 
     def _worn_out(self, browser: ManagedBrowser) -> bool:
         if browser.contexts >= self._config.recycle_after_contexts:
@@ -236,7 +240,7 @@ class Browsers:
             "browser_recycles": self.counts["browser_recycles"],
             "pss_mb": round(self._procs.pss_mb, 1),  # as of the last measurement
             "rss_mb": round(self._procs.rss_mb, 1),
-            "browser_pids": list(self._procs.browser_pids),
+            "browser_pids": self._browser_pids(),
         }
 
     async def aclose(self) -> None:
@@ -252,10 +256,10 @@ class Browsers:
 
 
 class ProcessTree:
-    """Memory and pids of this process's browsers. Playwright runs one driver process per
-    BrowserHost as a child of this process, and Chromium as the driver's child: so the
-    browsers are this process's grandchildren, and their memory is that of all descendants
-    (a Worker in a process that has other children would count those too).
+    """Memory of this worker's browsers: each Chromium's main process (the pid Chromium
+    reports, see ``BrowserHost.pid``) and all of its descendants (zygotes, renderers, GPU and
+    utility processes). Other children of the process (other browsers, servers in a test
+    process) are not counted.
 
     Memory is PSS, not RSS: each of Chromium's processes maps the same binary and shared
     memory, so summed RSS counts them once per process (a browser with six sessions measured
@@ -263,33 +267,22 @@ class ProcessTree:
     a loaded browser), so ``measure`` blocks: call it in a thread."""
 
     def __init__(self) -> None:
-        self._me = psutil.Process()
         self.pss_mb = 0.0
         self.rss_mb = 0.0
-        self.browser_pids: list[int] = []  # the main Chromium process of each browser
         self.measured_at = -1.0  # time.monotonic() when the last measurement began
 
-    def measure(self) -> None:
+    def measure(self, browser_pids: list[int]) -> None:
         started = time.monotonic()
-        try:
-            tree = self._me.children(recursive=True)
-        except psutil.Error:
-            return
-        drivers = {p.pid for p in tree if _ppid(p) == self._me.pid}
         pss = rss = 0
-        pids = []
-        for proc in tree:
-            with contextlib.suppress(psutil.Error):
-                info = proc.memory_full_info()
-                pss, rss = pss + getattr(info, "pss", info.rss), rss + info.rss
-                if _ppid(proc) in drivers:
-                    pids.append(proc.pid)
-        self.pss_mb, self.rss_mb, self.browser_pids = pss / 2**20, rss / 2**20, pids
+        for pid in browser_pids:
+            try:
+                root = psutil.Process(pid)
+                tree = [root, *root.children(recursive=True)]
+            except psutil.Error:
+                continue  # gone: a dead browser is not using memory
+            for proc in tree:
+                with contextlib.suppress(psutil.Error):
+                    info = proc.memory_full_info()
+                    pss, rss = pss + getattr(info, "pss", info.rss), rss + info.rss
+        self.pss_mb, self.rss_mb = pss / 2**20, rss / 2**20
         self.measured_at = started
-
-
-def _ppid(proc: psutil.Process) -> int | None:
-    try:
-        return proc.ppid()
-    except psutil.Error:
-        return None
