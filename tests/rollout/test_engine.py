@@ -29,12 +29,14 @@ async def test_more_episodes_than_slots_all_finish(env, builtin, tmp_path: Path)
         )
         records = await engine.run(specs_for(tasks))
     assert sorted(seen) == sorted(r["key"] for r in records) == sorted(f"{t.id}#0" for t in tasks)
-    assert all(r["success"] is True and r["fault"] is None for r in records)
+    assert all(r["success"] is True and r["fault"] is None for r in records), records
     assert recording.sessions.peak <= 2  # slots, refilled: never more episodes at once
     assert recording.sessions.now == 0  # every session closed
     stats = engine.stats()
     assert stats.episodes == 5 and stats.faults == 0
     assert stats.steps == sum(r["steps"] for r in records)
+    assert stats.steady_s is not None and 0 < stats.steady_s < stats.wall_s  # 2 slots refilled
+    assert 0 <= stats.steady_steps < stats.steps
     assert set(latest_episodes(tmp_path)) == set(seen)
 
 
@@ -69,7 +71,7 @@ async def test_resume_skips_finished_and_reruns_infra_faults(env, builtin, tmp_p
         specs[0].key: None,
         specs[1].key: "infra",
         specs[2].key: None,
-    }
+    }, [r["error"] for r in first]
     starts: list[tuple[int, int]] = []
     with RunStore(tmp_path) as store:
         engine = AsyncEngine(
@@ -83,7 +85,8 @@ async def test_resume_skips_finished_and_reruns_infra_faults(env, builtin, tmp_p
     assert starts == [(2, 2)]
     assert sorted(r["key"] for r in second) == sorted([specs[1].key, specs[3].key])
     latest = latest_episodes(tmp_path)
-    assert len(latest) == 4 and all(r["success"] is True for r in latest.values())
+    assert len(latest) == 4
+    assert all(r["success"] is True for r in latest.values()), [r["error"] for r in second]
 
 
 async def test_an_infra_fault_ends_only_its_episode(env, builtin, tmp_path: Path) -> None:

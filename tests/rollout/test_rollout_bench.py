@@ -22,7 +22,7 @@ TINY = RolloutBenchConfig(
     latency_sigma=0.3,
     saturation_sessions=2,
     saturation_warmup_s=0.2,
-    saturation_s=0.5,
+    saturation_s=2.0,  # long enough for a step to end inside it on a loaded machine
     latency_steps=3,
     queue_duration_s=1.0,
     queue_sessions=(2, 1),
@@ -48,7 +48,12 @@ async def test_tiny_bench_reports_every_leg() -> None:
     assert set(result.latency_ms) == {"in-process", "server"}
     assert result.queues is not None and {"per_op", "fifo"} <= set(result.queues)
     targets = result.targets()
-    assert set(targets) == {"async_over_sync", "server_over_raw", "server_latency_ratio"}
+    assert set(targets) == {
+        "async_over_sync",
+        "async_over_sync_steady",
+        "server_over_raw",
+        "server_latency_ratio",
+    }
     assert all(t["value"] is not None and t["value"] > 0 for t in targets.values())
     data = json.loads(json.dumps(result.to_json()))
     assert data["rollouts"]["async server"]["episodes"] == 4

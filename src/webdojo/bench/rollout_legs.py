@@ -210,9 +210,11 @@ class RolloutLeg:
     step_p50_ms: float | None  # env step service time, as the engine's client saw it
     step_p90_ms: float | None
     env_wait_s: float  # total time episodes queued for an env slot
+    steady_steps_per_s: float | None  # async only: the steady phase (see EngineStats)
     success_rate: float | None
     faults: int
     fault_codes: dict[str, int]
+    fault_examples: list[str]  # the first few fault messages, to see what went wrong
     mean_policy_s: float | None
     cpu: dict[str, float]
 
@@ -228,12 +230,16 @@ class RolloutLeg:
             "steps": self.steps,
             "wall_s": round(self.wall_s, 2),
             "steps_per_s": round(self.steps_per_s, 2),
+            "steady_steps_per_s": None
+            if self.steady_steps_per_s is None
+            else round(self.steady_steps_per_s, 2),
             "step_p50_ms": self.step_p50_ms,
             "step_p90_ms": self.step_p90_ms,
             "env_wait_s": round(self.env_wait_s, 1),
             "success_rate": self.success_rate,
             "faults": self.faults,
             "fault_codes": self.fault_codes,
+            "fault_examples": self.fault_examples,
             "mean_policy_s": self.mean_policy_s,
             "cpu": self.cpu,
         }
@@ -249,9 +255,12 @@ async def rollout_leg(
     steps = stats.env.durations.get("step", []) + stats.env.durations.get("observe", [])
     scored = [r for r in records if r["success"] is not None]
     codes: dict[str, int] = {}
+    examples: list[str] = []
     for record in records:
         if record["error"]:
             codes[record["error"]["code"]] = codes.get(record["error"]["code"], 0) + 1
+            if len(examples) < 3:
+                examples.append(f"{record['key']}: {record['error'].get('message', '')[:300]}")
     acts = stats.policy.durations.get("act", [])
     return RolloutLeg(
         name=name,
@@ -263,11 +272,13 @@ async def rollout_leg(
         step_p50_ms=ms(percentile(steps, 50)),
         step_p90_ms=ms(percentile(steps, 90)),
         env_wait_s=stats.env.wait_s,
+        steady_steps_per_s=stats.steady_steps_per_s if kind[0] == "async" else None,
         success_rate=round(sum(bool(r["success"]) for r in scored) / len(scored), 3)
         if scored
         else None,
         faults=stats.faults,
         fault_codes=codes,
+        fault_examples=examples,
         mean_policy_s=round(statistics.mean(acts), 3) if acts else None,
         cpu=meter.usage.to_json(),
     )

@@ -33,6 +33,9 @@ def rollout_bench_table(result: RolloutBenchResult) -> Group:
             _f(r.step_p50_ms, 0), _f(r.step_p90_ms, 0), _pct(r.cpu.get("tree_util")),
             _pct(r.cpu.get("system_util")), _pct(r.success_rate), str(r.faults),
         )  # fmt: skip
+    faults = [f"{r.name}: {r.fault_codes}" for r in result.rollouts if r.fault_codes]
+    if faults:
+        roll.caption = "faults (recorded, engine went on): " + "; ".join(faults)
     parts.append(roll)
     sat = Table(title="saturated click + screenshot", title_justify="left")
     sat.add_column("contender", no_wrap=True)
@@ -80,6 +83,7 @@ def _target_table(result: RolloutBenchResult) -> Table:
         table.add_column(col, justify="left" if col == "ratio" else "right")
     labels = {
         "async_over_sync": ("async / sync steps/s", ">="),
+        "async_over_sync_steady": ("  async steady phase / sync", ">="),
         "server_over_raw": ("server / raw Playwright saturated", ">="),
         "server_latency_ratio": ("server / in-process step p50", "<="),
     }

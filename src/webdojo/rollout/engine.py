@@ -13,7 +13,8 @@ difference from the sync baseline (``webdojo.rollout.sync_engine``), where a bat
 lock-step and fast episodes wait for slow ones.
 
 The engine resumes from its store (episodes already finished are skipped, infra-faulted ones
-run again), and a fault in one episode never stops it: the episode's record says what happened.
+run again), starts the hardest episodes first (``longest_first``), and a fault in one episode
+never stops it: the episode's record says what happened.
 It works with any ``EnvClient`` (in-process or ``HttpEnv``) and any ``Policy``.
 """
 
@@ -43,6 +44,10 @@ class EngineConfig:
     episodes: int = 4  # episodes in flight (slots); a finished one is replaced at once
     policy_calls: int | None = None  # concurrent policy calls; None: one per episode in flight
     env_calls: int | None = None  # concurrent env operations; None: no bound beyond episodes
+    # Start episodes with the highest step cap (the hardest) first: a finite run then ends on
+    # short episodes instead of waiting for one long episode that happened to start last
+    # (longest-processing-time-first scheduling). Ties keep the plan's order.
+    longest_first: bool = True
 
     def __post_init__(self) -> None:
         for name in ("episodes", "policy_calls", "env_calls"):
@@ -61,10 +66,20 @@ class EngineStats:
     steps: int  # env steps (an unparseable decision's re-observation counts as one)
     policy: LimitStats
     env: LimitStats
+    # The steady phase: from the end of the first episode (the start burst of opens is over
+    # and slots begin to refill) until the last episode left the queue. Every slot is busy
+    # and episodes start at the rate they end, as through most of a long rollout; a short
+    # run also has a tail, where slots empty one by one. None when no slot was ever refilled.
+    steady_s: float | None = None
+    steady_steps: int = 0
 
     @property
     def steps_per_s(self) -> float:
         return self.steps / self.wall_s if self.wall_s > 0 else 0.0
+
+    @property
+    def steady_steps_per_s(self) -> float | None:
+        return self.steady_steps / self.steady_s if self.steady_s else None
 
 
 def pending(specs: Sequence[EpisodeSpec], store: RunStore) -> list[EpisodeSpec]:
@@ -97,6 +112,9 @@ class AsyncEngine:
         self._env = LimitedEnv(env, self.env_limit)
         self._records: list[dict[str, Any]] = []
         self._wall_s = 0.0
+        self._started = 0.0
+        self._first_end: float | None = None  # when the first episode ended
+        self._drained: float | None = None  # when the last episode left the queue
 
     async def run(self, specs: Sequence[EpisodeSpec]) -> list[dict[str, Any]]:
         """Run every spec not already finished in the store; return the new records in the
@@ -104,22 +122,29 @@ class AsyncEngine:
         todo = pending(specs, self.store)
         if self.on_start is not None:
             self.on_start(len(todo), len(specs) - len(todo))
+        if self.config.longest_first:
+            todo = sorted(todo, key=lambda spec: -spec.max_steps)
         queue = deque(todo)
-        self._records = []
-        started = time.perf_counter()
+        self._records, self._first_end, self._drained = [], None, None
+        self._started = time.perf_counter()
         slots = min(self.config.episodes, len(todo))
         try:
             async with asyncio.TaskGroup() as group:
                 for _ in range(slots):
                     group.create_task(self._slot(queue))
         finally:
-            self._wall_s = time.perf_counter() - started
+            self._wall_s = time.perf_counter() - self._started
         return list(self._records)
 
     async def _slot(self, queue: deque[EpisodeSpec]) -> None:
         """One slot: take the next episode as soon as the last one ends."""
         while queue:
-            record = await run_episode(self._env, self._policy, queue.popleft(), self.store)
+            spec = queue.popleft()
+            if not queue and self._drained is None:
+                self._drained = time.perf_counter()
+            record = await run_episode(self._env, self._policy, spec, self.store)
+            if self._first_end is None:
+                self._first_end = time.perf_counter()
             self._records.append(record)
             if self.on_episode is not None:
                 self.on_episode(record)
@@ -133,4 +158,12 @@ class AsyncEngine:
             steps=env.count("step") + env.count("observe"),
             policy=self.policy_limit.stats,
             env=env,
+            **self._steady(env),
         )
+
+    def _steady(self, env: LimitStats) -> dict[str, Any]:
+        start, end = self._first_end, self._drained
+        if start is None or end is None or end <= start:
+            return {}
+        steps = sum(env.count_between(op, start, end) for op in ("step", "observe"))
+        return {"steady_s": end - start, "steady_steps": steps}

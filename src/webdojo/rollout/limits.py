@@ -39,9 +39,14 @@ class LimitStats:
     peak: int = 0  # the most calls ever inside at once; never above ``limit``
     wait_s: float = 0.0  # total time spent queueing for a slot
     durations: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    ends: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))  # perf_counter
 
     def count(self, op: str) -> int:
         return len(self.durations.get(op, []))
+
+    def count_between(self, op: str, start: float, end: float) -> int:
+        """Calls of ``op`` that ended in [start, end] (``time.perf_counter()`` values)."""
+        return sum(1 for t in self.ends.get(op, []) if start <= t <= end)
 
 
 class Limiter:
@@ -68,7 +73,9 @@ class Limiter:
             yield
         finally:
             stats.in_flight -= 1
-            stats.durations[op].append(time.perf_counter() - started)
+            ended = time.perf_counter()
+            stats.durations[op].append(ended - started)
+            stats.ends[op].append(ended)
             if self._sem is not None:
                 self._sem.release()
 

@@ -28,7 +28,7 @@ from typing import Any
 from webdojo.policies.base import Decision, Policy
 from webdojo.rollout.engine import EngineStats, EpisodeHook, StartHook, pending
 from webdojo.rollout.env_client import EnvClient
-from webdojo.rollout.episode import EpisodeRun, EpisodeSpec
+from webdojo.rollout.episode import EpisodeRun, EpisodeSpec, EpisodeState
 from webdojo.rollout.limits import LimitedEnv, LimitedPolicy, Limiter
 from webdojo.store.run_store import RunStore
 
@@ -89,6 +89,7 @@ class SyncEngine:
     async def _batch(self, index: int, specs: Sequence[EpisodeSpec]) -> None:
         members = [EpisodeRun(spec, self._policy, self.store) for spec in specs]
         await self._each(members, lambda m: m.start(self._env))
+        await self._each([m for m in members if m.state is EpisodeState.OVER], self._finish)
         step = 0
         while running := [m for m in members if m.running]:
             await self._step(running)
@@ -110,7 +111,10 @@ class SyncEngine:
     async def _apply(self, member: EpisodeRun, decision: Decision) -> None:
         await member.apply(decision)
         if not member.running:  # over: verify and record now; its slot then idles
-            self._ended(await member.finish())
+            await self._finish(member)
+
+    async def _finish(self, member: EpisodeRun) -> None:
+        self._ended(await member.finish())
 
     async def _each(
         self, members: Sequence[EpisodeRun], op: Callable[[EpisodeRun], Awaitable[None]]
@@ -119,12 +123,10 @@ class SyncEngine:
         recorded as a fault."""
         results = await asyncio.gather(*(op(m) for m in members), return_exceptions=True)
         for member, result in zip(members, results, strict=True):
-            if isinstance(result, asyncio.CancelledError):
-                raise result
-            if isinstance(result, BaseException):
-                if not isinstance(result, Exception):
-                    raise result
+            if isinstance(result, Exception):
                 self._ended(await member.fail(result))
+            elif isinstance(result, BaseException):  # cancellation, KeyboardInterrupt
+                raise result
 
     def _ended(self, record: dict[str, Any]) -> None:
         self._records.append(record)
