@@ -13,7 +13,7 @@ from _pool_fixtures import FAST, Site, serve_site, wait_until
 
 from webdojo.actions import Click, Goto
 from webdojo.browser.options import SessionOptions
-from webdojo.errors import BrowserClosed, NavigationTimeout, SessionLost, UnknownSession
+from webdojo.errors import NavigationTimeout, SessionLost, UnknownSession
 from webdojo.observation import ObservationOptions
 from webdojo.server.local_pool import LocalPool, LocalPoolConfig
 from webdojo.server.worker import WorkerConfig
@@ -109,8 +109,9 @@ async def test_killed_chromium_gives_a_typed_error_and_the_worker_recovers(
     )
     stats = await pool.worker_stats()
     os.kill(stats["local-1"]["browser_pids"][0], signal.SIGKILL)
-    with pytest.raises((BrowserClosed, SessionLost)):
+    with pytest.raises(SessionLost) as lost:
         await pool.step(victim, Click(x=5, y=5), SHOT)
+    assert lost.value.retryable
     await pool.close(victim)
     assert pool.stats().workers_alive == 2  # the worker process itself lives on
 

@@ -23,7 +23,7 @@ from webdojo.bench.pages import COUNTER_XY
 from webdojo.browser.host import BrowserHost
 from webdojo.browser.options import SessionOptions
 from webdojo.observation import Observation, ObservationOptions
-from webdojo.rollout.engine import EngineStats
+from webdojo.rollout.engine_core import EngineStats
 from webdojo.rollout.episode import EpisodeSpec
 from webdojo.rollout.http_env import HttpEnv
 

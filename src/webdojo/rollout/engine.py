@@ -23,18 +23,25 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from webdojo.policies.base import Policy
+from webdojo.rollout.engine_core import (
+    STEP_OPS,
+    EngineCore,
+    EngineStats,
+    EpisodeHook,
+    StartHook,
+    pending,
+)
 from webdojo.rollout.env_client import EnvClient
 from webdojo.rollout.episode import EpisodeSpec, run_episode
-from webdojo.rollout.limits import LimitedEnv, LimitedPolicy, Limiter, LimitStats
-from webdojo.store.run_store import RunStore, finished_keys
+from webdojo.rollout.limits import LimitStats
+from webdojo.store.run_store import RunStore
 
-EpisodeHook = Callable[[dict[str, Any]], None]  # called with each episode record as it ends
-StartHook = Callable[[int, int], None]  # (episodes to run, episodes skipped as finished)
+__all__ = ["AsyncEngine", "EngineConfig", "EngineStats", "EpisodeHook", "StartHook", "pending"]
 
 
 @dataclass(frozen=True)
@@ -56,40 +63,7 @@ class EngineConfig:
                 raise ValueError(f"EngineConfig.{name} must be >= 1, not {value}")
 
 
-@dataclass(frozen=True)
-class EngineStats:
-    """What one ``run`` did: its wall time and what went through each limiter."""
-
-    wall_s: float
-    episodes: int  # episodes run (not skipped)
-    faults: int  # episodes that ended with a fault
-    steps: int  # env steps (an unparseable decision's re-observation counts as one)
-    policy: LimitStats
-    env: LimitStats
-    # The steady phase: from the end of the first episode (the start burst of opens is over
-    # and slots begin to refill) until the last episode left the queue. Every slot is busy
-    # and episodes start at the rate they end, as through most of a long rollout; a short
-    # run also has a tail, where slots empty one by one. None when no slot was ever refilled.
-    steady_s: float | None = None
-    steady_steps: int = 0
-
-    @property
-    def steps_per_s(self) -> float:
-        return self.steps / self.wall_s if self.wall_s > 0 else 0.0
-
-    @property
-    def steady_steps_per_s(self) -> float | None:
-        return self.steady_steps / self.steady_s if self.steady_s else None
-
-
-def pending(specs: Sequence[EpisodeSpec], store: RunStore) -> list[EpisodeSpec]:
-    """The specs a resumed run still has to do: not finished in ``store`` (infra-faulted
-    episodes were never scored, so they count as not finished)."""
-    done = finished_keys(store.root)
-    return [s for s in specs if s.key not in done]
-
-
-class AsyncEngine:
+class AsyncEngine(EngineCore):
     """Runs episodes with ``config.episodes`` slots. One engine, one ``run`` at a time."""
 
     def __init__(
@@ -103,38 +77,33 @@ class AsyncEngine:
         on_start: StartHook | None = None,
     ) -> None:
         self.config = config or EngineConfig()
-        self.store = store
-        self.on_episode = on_episode
-        self.on_start = on_start
-        self.policy_limit = Limiter("policy", self.config.policy_calls)
-        self.env_limit = Limiter("env", self.config.env_calls)
-        self._policy = LimitedPolicy(policy, self.policy_limit)
-        self._env = LimitedEnv(env, self.env_limit)
-        self._records: list[dict[str, Any]] = []
-        self._wall_s = 0.0
-        self._started = 0.0
+        super().__init__(
+            env,
+            policy,
+            store,
+            policy_calls=self.config.policy_calls,
+            env_calls=self.config.env_calls,
+            on_episode=on_episode,
+            on_start=on_start,
+        )
         self._first_end: float | None = None  # when the first episode ended
         self._drained: float | None = None  # when the last episode left the queue
 
     async def run(self, specs: Sequence[EpisodeSpec]) -> list[dict[str, Any]]:
         """Run every spec not already finished in the store; return the new records in the
         order the episodes ended."""
-        todo = pending(specs, self.store)
-        if self.on_start is not None:
-            self.on_start(len(todo), len(specs) - len(todo))
+        todo = self._begin(specs)
         if self.config.longest_first:
             todo = sorted(todo, key=lambda spec: -spec.max_steps)
         queue = deque(todo)
-        self._records, self._first_end, self._drained = [], None, None
-        self._started = time.perf_counter()
-        slots = min(self.config.episodes, len(todo))
+        self._first_end, self._drained = None, None
         try:
             async with asyncio.TaskGroup() as group:
-                for _ in range(slots):
+                for _ in range(min(self.config.episodes, len(todo))):
                     group.create_task(self._slot(queue))
         finally:
-            self._wall_s = time.perf_counter() - self._started
-        return list(self._records)
+            records = self._end_run()
+        return records
 
     async def _slot(self, queue: deque[EpisodeSpec]) -> None:
         """One slot: take the next episode as soon as the last one ends."""
@@ -145,25 +114,11 @@ class AsyncEngine:
             record = await run_episode(self._env, self._policy, spec, self.store)
             if self._first_end is None:
                 self._first_end = time.perf_counter()
-            self._records.append(record)
-            if self.on_episode is not None:
-                self.on_episode(record)
+            self._ended(record)
 
-    def stats(self) -> EngineStats:
-        env = self.env_limit.stats
-        return EngineStats(
-            wall_s=self._wall_s,
-            episodes=len(self._records),
-            faults=sum(1 for r in self._records if r["fault"] is not None),
-            steps=env.count("step") + env.count("observe"),
-            policy=self.policy_limit.stats,
-            env=env,
-            **self._steady(env),
-        )
-
-    def _steady(self, env: LimitStats) -> dict[str, Any]:
+    def _extra_stats(self, env: LimitStats) -> dict[str, Any]:
         start, end = self._first_end, self._drained
         if start is None or end is None or end <= start:
             return {}
-        steps = sum(env.count_between(op, start, end) for op in ("step", "observe"))
+        steps = sum(env.count_between(op, start, end) for op in STEP_OPS)
         return {"steady_s": end - start, "steady_steps": steps}

@@ -20,16 +20,14 @@ batch; the others go on.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from webdojo.policies.base import Decision, Policy
-from webdojo.rollout.engine import EngineStats, EpisodeHook, StartHook, pending
+from webdojo.rollout.engine_core import EngineCore, EpisodeHook, StartHook
 from webdojo.rollout.env_client import EnvClient
 from webdojo.rollout.episode import EpisodeRun, EpisodeSpec, EpisodeState
-from webdojo.rollout.limits import LimitedEnv, LimitedPolicy, Limiter
 from webdojo.store.run_store import RunStore
 
 BarrierHook = Callable[[int, int], None]  # (batch index, step index) after a step's env burst
@@ -45,7 +43,7 @@ class SyncConfig:
             raise ValueError("SyncConfig.batch_size and env_calls must be >= 1")
 
 
-class SyncEngine:
+class SyncEngine(EngineCore):
     """Runs episodes batch after batch, each batch in lock-step."""
 
     def __init__(
@@ -60,31 +58,26 @@ class SyncEngine:
         on_barrier: BarrierHook | None = None,
     ) -> None:
         self.config = config or SyncConfig()
-        self.store = store
-        self.on_episode = on_episode
-        self.on_start = on_start
+        super().__init__(
+            env,
+            policy,
+            store,
+            policy_calls=None,  # never limited: a batch's calls are one batched request
+            env_calls=self.config.env_calls,
+            on_episode=on_episode,
+            on_start=on_start,
+        )
         self.on_barrier = on_barrier
-        # the policy is never limited: a batch's calls are one batched request by design
-        self.policy_limit = Limiter("policy", None)
-        self.env_limit = Limiter("env", self.config.env_calls)
-        self._policy = LimitedPolicy(policy, self.policy_limit)
-        self._env = LimitedEnv(env, self.env_limit)
-        self._records: list[dict[str, Any]] = []
-        self._wall_s = 0.0
 
     async def run(self, specs: Sequence[EpisodeSpec]) -> list[dict[str, Any]]:
-        todo = pending(specs, self.store)
-        if self.on_start is not None:
-            self.on_start(len(todo), len(specs) - len(todo))
-        self._records = []
-        started = time.perf_counter()
+        todo = self._begin(specs)
         try:
             size = self.config.batch_size
             for index, first in enumerate(range(0, len(todo), size)):
                 await self._batch(index, todo[first : first + size])
         finally:
-            self._wall_s = time.perf_counter() - started
-        return list(self._records)
+            records = self._end_run()
+        return records
 
     async def _batch(self, index: int, specs: Sequence[EpisodeSpec]) -> None:
         members = [EpisodeRun(spec, self._policy, self.store) for spec in specs]
@@ -127,19 +120,3 @@ class SyncEngine:
                 self._ended(await member.fail(result))
             elif isinstance(result, BaseException):  # cancellation, KeyboardInterrupt
                 raise result
-
-    def _ended(self, record: dict[str, Any]) -> None:
-        self._records.append(record)
-        if self.on_episode is not None:
-            self.on_episode(record)
-
-    def stats(self) -> EngineStats:
-        env = self.env_limit.stats
-        return EngineStats(
-            wall_s=self._wall_s,
-            episodes=len(self._records),
-            faults=sum(1 for r in self._records if r["fault"] is not None),
-            steps=env.count("step") + env.count("observe"),
-            policy=self.policy_limit.stats,
-            env=env,
-        )

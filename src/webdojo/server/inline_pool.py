@@ -1,182 +1,122 @@
-"""``InlinePool``: sessions in the server process itself, on one Chromium (``--workers 0``).
+"""``InlinePool``: one ``Worker`` in the server process itself (``--workers 0``).
 
-The simplest pool: no worker processes, no queues, no IPC, so a step costs what the browser
-costs plus the HTTP hop. That makes it the pool for tests and for comparing the server with
-in-process sessions. A 2-core machine saturates with one browser anyway (DESIGN.md); use
-``LocalPool`` to spread sessions over processes on bigger machines.
+The same worker that runs in a worker process or a Ray actor (per-operation queues, warm
+contexts, browser recycling), called directly: no process hop, no pickling, so a step costs
+what the browser costs plus the HTTP hop. It is the default pool: a 2-core machine saturates
+with one browser anyway (DESIGN.md). Use ``LocalPool`` (``--workers N``) to spread sessions
+over processes on bigger machines, so that one event loop is not the limit.
 
 Faults. If Chromium dies, the sessions it hosted answer ``session_lost`` (retryable) and the
-next ``create`` launches a new browser (counted in ``restarts``). Every operation also has a
-hard deadline past the browser's own timeouts, so a wedged driver cannot hold a request
-forever.
+worker launches a new browser (counted in ``restarts``). Every operation also has a hard
+deadline past the worker's own (``WorkerConfig.deadline_s``), so a wedged driver cannot hold
+a request forever.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import uuid
-from collections import Counter
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from webdojo.actions import Action
-from webdojo.browser.chromium import BrowserConfig
-from webdojo.browser.host import BrowserHost
 from webdojo.browser.options import SessionOptions
-from webdojo.browser.session import BrowserSession
-from webdojo.errors import (
-    ActionTimeout,
-    BrowserClosed,
-    SessionLost,
-    UnknownSession,
-    WebdojoError,
-)
+from webdojo.errors import ActionTimeout, BrowserClosed, SessionLost, UnknownSession
 from webdojo.observation import FinalState, Observation, ObservationOptions
 from webdojo.server.pool import Pool, PoolStats
+from webdojo.server.worker import Worker, WorkerConfig, WorkerState
 
 WORKER_ID = "inline"
-DEADLINE_SLACK_S = 5.0  # past the browser's own deadlines, before the pool gives up
-OPS = ("create", "observe", "execute")  # the operation types (WebGym's queues)
+DEADLINE_SLACK_S = 5.0  # past the worker's own deadline, before the pool gives up
 
 T = TypeVar("T")
 
 
 class InlinePool(Pool):
-    def __init__(self, browser: BrowserConfig | None = None) -> None:
-        self._config = browser or BrowserConfig()
-        self._host: BrowserHost | None = None
-        self._sessions: dict[str, BrowserSession] = {}
-        self._lost: set[str] = set()
-        self._launch_lock = asyncio.Lock()
-        self._in_flight: Counter[str] = Counter()
-        self._launches = 0
+    def __init__(self, config: WorkerConfig | None = None) -> None:
+        self._worker = Worker(config)
+        self._options: dict[str, SessionOptions] = {}  # open sessions and their deadlines
+        self._lost: set[str] = set()  # sessions whose browser died, until they are closed
+
+    @property
+    def worker(self) -> Worker:
+        """The worker itself: its ``stats()`` say more than ``PoolStats`` (warm hits...)."""
+        return self._worker
 
     async def start(self) -> None:
-        await self._live_host()
-
-    async def _live_host(self) -> BrowserHost:
-        async with self._launch_lock:
-            if self._host is not None and self._host.is_connected():
-                return self._host
-            if self._host is not None:
-                self._forget_host()
-            self._host = await BrowserHost.launch(self._config)
-            self._launches += 1
-            return self._host
-
-    def _forget_host(self) -> None:
-        """The browser died: its sessions are lost, the next create launches a new one."""
-        self._lost.update(self._sessions)
-        self._sessions.clear()
-        host, self._host = self._host, None
-        if host is not None:
-            task = asyncio.ensure_future(host.aclose())  # releases the driver; may fail
-            task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
-
-    # --- operations -----------------------------------------------------------------------
+        await self._worker.start()
 
     async def create(
         self, start_url: str, session: SessionOptions, observation: ObservationOptions
     ) -> tuple[str, str, Observation]:
-        async with self._track("create"):
-            host = await self._live_host()
-            deadline = session.navigation_timeout_s * 2 + session.action_timeout_s
-            browser_session = await self._guard(host.new_session(session), deadline, "create")
-            try:
-                await self._guard(browser_session.goto(start_url), deadline, "open the start")
-                obs = await self._guard(
-                    browser_session.observe(observation), deadline, "first observation"
-                )
-            except BaseException:
-                await _close_quietly(browser_session)
-                raise
-        session_id = uuid.uuid4().hex
-        self._sessions[session_id] = browser_session
+        op = self._worker.create(start_url, session, observation)
+        session_id, obs = await self._guard(op, "create", session)
+        self._options[session_id] = session
         return session_id, WORKER_ID, obs
 
     async def step(
         self, session_id: str, action: Action, observation: ObservationOptions
     ) -> Observation:
-        session = self._session(session_id)
-        async with self._track("execute"):
-            return await self._call(session_id, session.step(action, observation), session)
+        return await self._call(
+            session_id, "step", lambda: self._worker.step(session_id, action, observation)
+        )
 
     async def observe(self, session_id: str, observation: ObservationOptions) -> Observation:
-        session = self._session(session_id)
-        async with self._track("observe"):
-            return await self._call(session_id, session.observe(observation), session)
+        return await self._call(
+            session_id, "observe", lambda: self._worker.observe(session_id, observation)
+        )
 
     async def final_state(self, session_id: str, answer: str | None) -> FinalState:
-        session = self._session(session_id)
-        async with self._track("observe"):
-            return await self._call(session_id, session.final_state(answer), session)
+        return await self._call(
+            session_id, "final_state", lambda: self._worker.final_state(session_id, answer)
+        )
 
     async def close(self, session_id: str) -> None:
+        """Closing a session that is gone already (lost, reaped, never there) is fine."""
         self._lost.discard(session_id)
-        session = self._sessions.pop(session_id, None)
-        if session is not None:
-            await _close_quietly(session)
+        if self._options.pop(session_id, None) is None:
+            return
+        with contextlib.suppress(UnknownSession, BrowserClosed):  # it went with its browser
+            await self._worker.close(session_id)
 
     def stats(self) -> PoolStats:
-        alive = self._host is not None and self._host.is_connected()
+        stats = self._worker.stats()
         return PoolStats(
             workers=1,
-            workers_alive=int(alive),
-            sessions=len(self._sessions),
-            restarts=max(0, self._launches - 1),
-            queue_depth={op: self._in_flight[op] for op in OPS},
-            sessions_by_worker={WORKER_ID: len(self._sessions)},
+            workers_alive=int(self._worker.state is WorkerState.RUNNING),
+            sessions=stats["sessions"],
+            restarts=stats["browser_restarts"],
+            queue_depth=stats["queue_depth"],
+            sessions_by_worker={WORKER_ID: stats["sessions"]},
         )
 
     async def aclose(self) -> None:
-        for session_id in list(self._sessions):
-            await self.close(session_id)
-        if self._host is not None:
-            with contextlib.suppress(WebdojoError):
-                await self._host.aclose()
-            self._host = None
+        self._options.clear()
+        self._lost.clear()
+        await self._worker.aclose()
 
     # --- helpers --------------------------------------------------------------------------
 
-    def _session(self, session_id: str) -> BrowserSession:
-        session = self._sessions.get(session_id)
-        if session is not None:
-            return session
+    def _session(self, session_id: str) -> SessionOptions:
         if session_id in self._lost:
             raise SessionLost("the browser hosting this session died")
-        raise UnknownSession(f"the pool has no session {session_id}")
+        options = self._options.get(session_id)
+        if options is None:
+            raise UnknownSession(f"the pool has no session {session_id}")
+        return options
 
-    async def _call(self, session_id: str, op: Awaitable[T], session: BrowserSession) -> T:
-        options = session.options
-        deadline = options.navigation_timeout_s + options.action_timeout_s
+    async def _call(self, session_id: str, operation: str, call: Callable[[], Awaitable[T]]) -> T:
+        options = self._session(session_id)
         try:
-            return await self._guard(op, deadline, "the operation")
+            return await self._guard(call(), operation, options)
         except BrowserClosed as exc:
-            if self._host is not None and not self._host.is_connected():
-                self._forget_host()
-            self._sessions.pop(session_id, None)
             self._lost.add(session_id)
             raise SessionLost(f"the browser hosting this session died: {exc.message}") from exc
 
-    @staticmethod
-    async def _guard(op: Awaitable[T], deadline_s: float, what: str) -> T:
-        budget = deadline_s + DEADLINE_SLACK_S
+    async def _guard(self, op: Awaitable[T], operation: str, options: SessionOptions) -> T:
+        budget = self._worker.config.deadline_s(operation, options) + DEADLINE_SLACK_S
         try:
             async with asyncio.timeout(budget):
                 return await op
         except TimeoutError as exc:
-            raise ActionTimeout(f"{what} did not finish within {budget:g} s") from exc
-
-    @contextlib.asynccontextmanager
-    async def _track(self, op: str) -> AsyncIterator[None]:
-        self._in_flight[op] += 1
-        try:
-            yield
-        finally:
-            self._in_flight[op] -= 1
-
-
-async def _close_quietly(session: BrowserSession) -> None:
-    with contextlib.suppress(WebdojoError):
-        await session.aclose()
+            raise ActionTimeout(f"{operation} did not finish within {budget:g} s") from exc

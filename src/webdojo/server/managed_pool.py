@@ -15,6 +15,8 @@ actors) are this class plus how a worker is started (``_spawn_worker``).
   and every later call on its sessions raise ``SessionLost`` (retryable), closing one of them
   is quiet, and a new worker starts in its slot (``restarts``), with a backoff when workers
   keep dying young. The pool itself never goes down with a worker.
+* Browser death: the worker lives on and launches another Chromium; the dead browser's
+  sessions raise ``SessionLost`` too.
 
 A slot's lifecycle (``SlotState``): STARTING -> READY -> DEAD -> READY ... -> CLOSED.
 """
@@ -32,7 +34,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from webdojo.actions import Action
 from webdojo.browser.options import SessionOptions
-from webdojo.errors import InfraError, SessionLost, UnknownSession, WebdojoError
+from webdojo.errors import BrowserClosed, InfraError, SessionLost, UnknownSession, WebdojoError
 from webdojo.observation import FinalState, Observation, ObservationOptions
 from webdojo.server.pool import Pool, PoolStats
 from webdojo.server.worker_config import RPC_MARGIN_S, WorkerConfig
@@ -336,6 +338,12 @@ class ManagedPool(Pool, Generic[H]):
         timeout += self.config.rpc_margin_s
         try:
             return await handle.call(method, *args, timeout=timeout)
+        except BrowserClosed as exc:  # the worker lives on and relaunches its browser
+            if method == "create":
+                raise
+            if method == "close":
+                return None  # the context went with its browser
+            raise SessionLost(f"the browser hosting this session died: {exc.message}") from exc
         except WorkerGone as exc:
             self._lost(slot, generation, "died")
             raise SessionLost(f"worker {slot.name} died during {method}") from exc
