@@ -214,18 +214,44 @@ def bench_rollout(
     server: Annotated[
         bool, typer.Option(help="include the legs through a webdojo serve process")
     ] = True,
+    episodes: Annotated[
+        int | None, typer.Option(help="episodes in the workload (the async legs run all)")
+    ] = None,
+    in_flight: Annotated[
+        int | None, typer.Option(help="async episodes in flight; also the sync batch size")
+    ] = None,
+    env_calls: Annotated[
+        int | None, typer.Option(help="concurrent env operations (both engines)")
+    ] = None,
+    latency_median: Annotated[
+        float | None, typer.Option(help="median seconds of a simulated policy call")
+    ] = None,
+    server_workers: Annotated[
+        int | None, typer.Option(help="`webdojo serve --workers` for the server legs")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
 ) -> None:
     """Async vs sync engine, in-process vs server, per-operation queues vs one FIFO, and raw
-    Playwright's saturated steps/s, all on the same workload in one run."""
+    Playwright's saturated steps/s, all on the same workload in one run. The defaults suit a
+    2-core machine; on a bigger one raise --in-flight and --env-calls until it is CPU-bound."""
     from dataclasses import replace
 
     from webdojo.bench.rollout_bench import RolloutBenchConfig, run_rollout_bench
     from webdojo.bench.rollout_report import rollout_bench_table
 
     config = RolloutBenchConfig.quick() if quick else RolloutBenchConfig()
-    if not server:
-        config = replace(config, server=False)
+    overrides: dict[str, Any] = {
+        "server": server,
+        "episodes": episodes,
+        "in_flight": in_flight,
+        "env_calls": env_calls,
+        "latency_median_s": latency_median,
+        "server_workers": server_workers,
+    }
+    try:
+        config = replace(config, **{k: v for k, v in overrides.items() if v is not None})
+    except WebdojoError as exc:
+        raise _fail(exc) from exc
     result = asyncio.run(
         run_rollout_bench(config, log=lambda m: console.print(f"[dim]{escape(m)}[/dim]"))
     )

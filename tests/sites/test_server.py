@@ -43,3 +43,19 @@ def test_serves_files_and_refuses_traversal(tmp_path: Path) -> None:
                 assert client.get(bad).status_code == 404, bad
     roots = {"mini": sites["mini"].path}
     assert resolve_path(roots, "/mini/..%2f..%2fsecret.txt") is None
+
+
+def test_pages_revalidate_and_assets_are_cached(tmp_path: Path) -> None:
+    sites = make_site(tmp_path)
+    (sites["mini"].path / "app.js").write_text("var x = 1;")
+    with SiteServer(sites) as server, httpx.Client(base_url=server.base_url) as client:
+        page = client.get("/mini/index.html")
+        assert page.headers["cache-control"] == "no-cache" and page.headers["etag"]
+        again = client.get("/mini/index.html", headers={"If-None-Match": page.headers["etag"]})
+        assert again.status_code == 304 and again.content == b""
+        (sites["mini"].path / "index.html").write_text("<p>changed</p>")
+        changed = client.get("/mini/index.html", headers={"If-None-Match": page.headers["etag"]})
+        assert changed.status_code == 200 and changed.text == "<p>changed</p>"
+        script = client.get("/mini/app.js")
+        assert script.headers["cache-control"] == "max-age=3600"
+        assert client.get("/mini/nope.js").headers["cache-control"] == "no-cache"

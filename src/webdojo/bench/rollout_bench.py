@@ -16,7 +16,9 @@ the server's step latency at low load against the in-process step (target <= 1.1
 
 Defaults keep enough episodes in flight (32: about twice what the browsers can serve while
 the others wait for their model) to make a 2-core machine CPU-bound, as WebGym's 64-CPU setting
-was; ``quick()`` is a CI-sized run. The sync baseline runs the first
+was, and run 160 episodes: five refills of every slot, so that the start burst and the tail
+weigh on the async figure about as much as they do in a rollout of hundreds of episodes
+(WebGym collected 1,800 per half hour). ``quick()`` is a CI-sized run. The sync baseline runs the first
 ``sync_batches`` batches of the same workload (one batch by default: lock-step makes it the
 slow leg), and the comparison is in env steps/s: over the whole async run (its tail included,
 where slots empty one by one) and over its steady phase (from the first episode's end to the
@@ -48,6 +50,7 @@ from webdojo.bench.rollout_legs import (
 )
 from webdojo.bench.static import StaticServer
 from webdojo.browser.host import BrowserHost
+from webdojo.errors import ConfigError
 from webdojo.rollout.engine import AsyncEngine, EngineConfig
 from webdojo.rollout.env_client import EnvClient, InProcessEnv
 from webdojo.rollout.episode import EpisodeSpec
@@ -68,7 +71,7 @@ Log = Callable[[str], None]
 
 @dataclass(frozen=True)
 class RolloutBenchConfig:
-    episodes: int = 64  # the workload (async legs run all of it)
+    episodes: int = 160  # the workload (async legs run all of it)
     in_flight: int = 32  # async episodes in flight; also the sync batch size
     policy_calls: int | None = None  # concurrent model calls (None: one per episode in flight)
     env_calls: int = 4  # concurrent env operations: 2 cores saturate at about 4 sessions
@@ -84,6 +87,13 @@ class RolloutBenchConfig:
     queue_sessions: tuple[int, int] = (24, 4)  # (slow navigating, fast clicking) sessions
     server: bool = True  # run the server legs
     server_workers: int = 0  # `webdojo serve --workers`; 0 = sessions in the server process
+
+    def __post_init__(self) -> None:
+        for name in ("episodes", "in_flight", "env_calls", "saturation_sessions"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{name} must be at least 1, not {getattr(self, name)}")
+        if self.latency_median_s <= 0 or self.server_workers < 0:
+            raise ConfigError("the latency median must be > 0 and server workers >= 0")
 
     @classmethod
     def quick(cls) -> RolloutBenchConfig:

