@@ -23,6 +23,7 @@ TINY = RolloutBenchConfig(
     saturation_sessions=2,
     saturation_warmup_s=0.2,
     saturation_s=2.0,  # long enough for a step to end inside it on a loaded machine
+    saturation_rounds=1,
     latency_steps=3,
     queue_duration_s=1.0,
     queue_sessions=(2, 1),

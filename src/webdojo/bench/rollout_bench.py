@@ -28,6 +28,7 @@ episodes sees). Figures are reported as measured, met or not.
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 import time
@@ -38,6 +39,7 @@ from typing import Any
 
 from webdojo.bench.pages import write_pages
 from webdojo.bench.rollout_legs import (
+    Contender,
     RolloutLeg,
     Saturation,
     ms,
@@ -46,6 +48,7 @@ from webdojo.bench.rollout_legs import (
     saturate_inprocess,
     saturate_raw,
     saturate_server,
+    saturation_rounds,
     step_latency,
 )
 from webdojo.bench.static import StaticServer
@@ -81,7 +84,8 @@ class RolloutBenchConfig:
     seed: int = 0
     saturation_sessions: int = 8  # busy sessions for the raw / server throughput legs
     saturation_warmup_s: float = 1.0
-    saturation_s: float = 6.0  # measured window per saturation leg
+    saturation_s: float = 6.0  # measured window per saturation leg and round
+    saturation_rounds: int = 3  # rounds per contender, taking turns; the median is reported
     latency_steps: int = 30  # low-load steps per side (in-process vs server)
     queue_duration_s: float | None = 5.0  # per queue mode; None skips the queue comparison
     queue_sessions: tuple[int, int] = (24, 4)  # (slow navigating, fast clicking) sessions
@@ -89,7 +93,13 @@ class RolloutBenchConfig:
     server_workers: int = 0  # `webdojo serve --workers`; 0 = sessions in the server process
 
     def __post_init__(self) -> None:
-        for name in ("episodes", "in_flight", "env_calls", "saturation_sessions"):
+        for name in (
+            "episodes",
+            "in_flight",
+            "env_calls",
+            "saturation_sessions",
+            "saturation_rounds",
+        ):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1, not {getattr(self, name)}")
         if self.latency_median_s <= 0 or self.server_workers < 0:
@@ -107,6 +117,7 @@ class RolloutBenchConfig:
             saturation_sessions=4,
             saturation_warmup_s=0.5,
             saturation_s=2.0,
+            saturation_rounds=1,
             latency_steps=10,
             queue_duration_s=2.0,
             queue_sessions=(8, 2),
@@ -204,22 +215,32 @@ async def run_rollout_bench(
     started = time.perf_counter()
     task_set = load_spec("builtin")
     workload = sample_workload(task_set.tasks, config.episodes, seed=config.seed)
-    with tempfile.TemporaryDirectory(prefix="webdojo-rollout-bench-") as tmp:
-        write_pages(Path(tmp) / "pages")
-        with StaticServer(Path(tmp) / "pages") as pages, SiteServer(task_set.sites) as sites:
+    with tempfile.TemporaryDirectory(prefix="webdojo-rollout-bench-") as tmp_dir:
+        tmp = Path(tmp_dir)
+        write_pages(tmp / "pages")
+        with StaticServer(tmp / "pages") as pages, SiteServer(task_set.sites) as sites:
             url = pages.url("a.html")
             async with await BrowserHost.launch() as host:
-                say("saturation: raw Playwright, webdojo in-process")
-                for fn in (saturate_raw, saturate_inprocess):
-                    result.saturation.append(await fn(host, url, *_sat(config)))
+                sat = _sat(config)
+                contenders: dict[str, Contender] = {
+                    "raw": functools.partial(saturate_raw, host, url, *sat),
+                    "in-process": functools.partial(saturate_inprocess, host, url, *sat),
+                }
                 if config.server:
                     try:
-                        await _server_legs(config, result, host, url, workload, Path(tmp), say)
+                        await _server_legs(
+                            config, result, contenders, host, url, workload, tmp, say
+                        )
                     except Exception as exc:  # a broken server is a finding, not a crash
                         result.skipped.append(f"server legs failed: {type(exc).__name__}: {exc}")
                 else:
                     result.skipped.append("server legs: disabled (--no-server)")
-            await _inprocess_rollouts(config, result, sites, workload, Path(tmp), say)
+                if not result.saturation:
+                    say("saturation: raw Playwright, webdojo in-process")
+                    result.saturation = await saturation_rounds(
+                        contenders, config.saturation_rounds
+                    )
+            await _inprocess_rollouts(config, result, sites, workload, tmp, say)
     if config.queue_duration_s is not None:
         say("queues: per-operation vs FIFO")
         try:
@@ -282,12 +303,15 @@ async def _inprocess_rollouts(
 async def _server_legs(
     config: RolloutBenchConfig,
     result: RolloutBenchResult,
+    contenders: dict[str, Contender],
     host: BrowserHost,
     url: str,
     workload: list[EpisodeSpec],
     tmp: Path,
     say: Log,
 ) -> None:
+    """With a server running: saturation rounds (raw and in-process included, taking turns
+    with the server), low-load latency, and the async rollout through the server."""
     from webdojo.rollout.http_env import HttpEnv
     from webdojo.server.process import ServerProcess
 
@@ -296,8 +320,12 @@ async def _server_legs(
     say(f"starting webdojo serve {' '.join(args)}")
     with ServerProcess(args) as server:
         async with HttpEnv(server.url) as env:
-            say("saturation: webdojo through the server")
-            result.saturation.append(await saturate_server(env, url, *_sat(config)))
+            say(
+                f"saturation: raw Playwright, in-process, server ({config.saturation_rounds} rounds)"
+            )
+            server_leg = functools.partial(saturate_server, env, url, *_sat(config))
+            contenders = {**contenders, "server": server_leg}
+            result.saturation = await saturation_rounds(contenders, config.saturation_rounds)
             say("latency: in-process vs server, one session each")
             samples = await step_latency(host, env, url, config.latency_steps)
             result.latency_ms = {

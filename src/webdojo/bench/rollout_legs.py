@@ -55,9 +55,12 @@ class Saturation:
     p50_ms: float | None
     p90_ms: float | None
     cpu: dict[str, float] = field(default_factory=dict)
+    rounds: tuple[float, ...] = ()  # steps/s of each round, when merged from several
 
     @property
     def steps_per_s(self) -> float:
+        if self.rounds:
+            return statistics.median(self.rounds)
         return self.steps / self.window_s if self.window_s > 0 else 0.0
 
     def to_json(self) -> dict[str, Any]:
@@ -66,6 +69,7 @@ class Saturation:
             "steps": self.steps,
             "window_s": round(self.window_s, 2),
             "steps_per_s": round(self.steps_per_s, 2),
+            "rounds_steps_per_s": [round(r, 2) for r in self.rounds],
             "step_p50_ms": self.p50_ms,
             "step_p90_ms": self.p90_ms,
             "cpu": self.cpu,
@@ -73,6 +77,39 @@ class Saturation:
 
 
 StepFn = Callable[[], Awaitable[Any]]
+Contender = Callable[[], Awaitable[Saturation]]
+
+
+async def saturation_rounds(contenders: dict[str, Contender], rounds: int) -> list[Saturation]:
+    """Measure every contender ``rounds`` times, taking turns (the order reverses each round),
+    so that a burst of background load hits all of them alike; each result is the median
+    round (p50 / p90: the median of the rounds' own)."""
+    got: dict[str, list[Saturation]] = {name: [] for name in contenders}
+    names = list(contenders)
+    for i in range(rounds):
+        for name in names if i % 2 == 0 else names[::-1]:
+            got[name].append(await contenders[name]())
+    return [_merged(got[name]) for name in names]
+
+
+def _merged(rounds: list[Saturation]) -> Saturation:
+    def median_of(values: list[float | None]) -> float | None:
+        known = [v for v in values if v is not None]
+        return round(statistics.median(known), 1) if known else None
+
+    cpu_keys = set().union(*(r.cpu for r in rounds))
+    return Saturation(
+        name=rounds[0].name,
+        sessions=rounds[0].sessions,
+        steps=sum(r.steps for r in rounds),
+        window_s=sum(r.window_s for r in rounds),
+        p50_ms=median_of([r.p50_ms for r in rounds]),
+        p90_ms=median_of([r.p90_ms for r in rounds]),
+        cpu={
+            k: round(statistics.median(r.cpu[k] for r in rounds if k in r.cpu), 3) for k in cpu_keys
+        },
+        rounds=tuple(r.steps_per_s for r in rounds),
+    )
 
 
 async def _saturate(
