@@ -56,10 +56,12 @@ async def test_tiny_bench_reports_every_leg() -> None:
         "server_latency_ratio",
     }
     assert all(t["value"] is not None and t["value"] > 0 for t in targets.values())
+    ceiling = result.cpu_ceiling()
+    assert ceiling is not None and ceiling["cpu_ms_per_step"] > 0 and ceiling["steps_per_s"] > 0
     data = json.loads(json.dumps(result.to_json()))
     assert data["rollouts"]["async server"]["episodes"] == 4
     console = Console(file=io.StringIO(), width=100)
     console.print(rollout_bench_table(result))
     text = console.file.getvalue()
-    assert "async / sync steps/s" in text and "raw" in text
+    assert "async / sync steps/s" in text and "raw" in text and "CPU ceiling" in text
     assert logged

@@ -163,6 +163,26 @@ class RolloutBenchResult:
             ),
         }
 
+    def cpu_ceiling(self) -> dict[str, float] | None:
+        """What the CPU allows: the async in-process leg's CPU seconds per env step (browsers
+        included) bound its steps/s to ``cores / cpu_s_per_step`` on this machine, whatever the
+        engine does; and so the async / sync ratio to that bound over the sync leg's rate."""
+        a, s = self.leg("async in-process"), self.leg("sync in-process")
+        cores = os.cpu_count() or 1
+        if a is None or not a.steps or not a.cpu.get("tree_cpu_s"):
+            return None
+        cpu_s_per_step = a.cpu["tree_cpu_s"] / a.steps
+        ceiling = cores / cpu_s_per_step
+        out = {
+            "cores": cores,
+            "cpu_ms_per_step": round(cpu_s_per_step * 1000, 1),
+            "steps_per_s": round(ceiling, 2),
+            "async_share": round(a.steps_per_s / ceiling, 3),
+        }
+        if s is not None and s.steps_per_s:
+            out["async_over_sync_bound"] = round(ceiling / s.steps_per_s, 2)
+        return out
+
     def targets(self) -> dict[str, dict[str, Any]]:
         out = {}
         for name, value in self.ratios().items():
@@ -184,6 +204,7 @@ class RolloutBenchResult:
             "latency_ms": self.latency_ms,
             "queues": self.queues,
             "targets": self.targets(),
+            "cpu_ceiling": self.cpu_ceiling(),
             "skipped": self.skipped,
             "wall_s": round(self.wall_s, 1),
         }

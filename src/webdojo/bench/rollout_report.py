@@ -93,4 +93,16 @@ def _target_table(result: RolloutBenchResult) -> Table:
         table.add_row(label, _f(t["value"], 2), f"{op} {t['target']:.2f}", met)
     for note in result.skipped:
         table.add_row(f"[dim]skipped: {note}[/dim]", "", "", "")
+    ceiling = result.cpu_ceiling()
+    if ceiling is not None:
+        table.caption = (
+            f"CPU ceiling: {ceiling['cpu_ms_per_step']:.0f} ms of CPU per env step on "
+            f"{ceiling['cores']} cores allow {ceiling['steps_per_s']:.1f} steps/s; async "
+            f"in-process ran at {ceiling['async_share'] * 100:.0f}% of that"
+            + (
+                f", so async / sync cannot exceed {ceiling['async_over_sync_bound']:.1f} here"
+                if "async_over_sync_bound" in ceiling
+                else ""
+            )
+        )
     return table
