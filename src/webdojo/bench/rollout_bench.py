@@ -18,12 +18,14 @@ Defaults keep enough episodes in flight (32: about twice what the browsers can s
 the others wait for their model) to make a 2-core machine CPU-bound, as WebGym's 64-CPU setting
 was, and run 160 episodes: five refills of every slot, so that the start burst and the tail
 weigh on the async figure about as much as they do in a rollout of hundreds of episodes
-(WebGym collected 1,800 per half hour). ``quick()`` is a CI-sized run. The sync baseline runs the first
-``sync_batches`` batches of the same workload (one batch by default: lock-step makes it the
-slow leg), and the comparison is in env steps/s: over the whole async run (its tail included,
-where slots empty one by one) and over its steady phase (from the first episode's end to the
-last episode's start: every slot busy and refilled, what a long rollout of hundreds of
-episodes sees). Figures are reported as measured, met or not.
+(WebGym collected 1,800 per half hour). ``quick()`` is a CI-sized run.
+
+The sync baseline runs the first ``sync_batches`` batches of the same workload (one batch by
+default: lock-step makes it the slow leg), and the comparison is in env steps/s: over the whole
+async run (its tail included, where slots empty one by one) and over its steady phase (from the
+first episode's end to the last episode's start: every slot busy and refilled, what a long
+rollout sees). ``cpu_ceiling`` says how far any engine could go on this machine. Figures are
+reported as measured, met or not.
 """
 
 from __future__ import annotations
@@ -229,7 +231,7 @@ def _machine() -> dict[str, Any]:
 async def run_rollout_bench(
     config: RolloutBenchConfig | None = None, log: Log | None = None
 ) -> RolloutBenchResult:
-    """Run every leg (about 5 minutes at the defaults on 2 cores) and return the figures."""
+    """Run every leg (about 12 minutes at the defaults on 2 cores) and return the figures."""
     config = config or RolloutBenchConfig()
     say = log or (lambda _: None)
     result = RolloutBenchResult(config=config, machine={"start": _machine()})
