@@ -21,7 +21,6 @@ Benchmarks report; they do not assert. ``python -m webdojo.bench.env_bench`` pri
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import statistics
 import tempfile
 import time
@@ -32,6 +31,7 @@ from typing import Any
 
 from rich.table import Table
 
+from webdojo.bench.cpu_meter import CpuMeter
 from webdojo.bench.env_runners import (
     JPEG_QUALITY,
     SHOT,
@@ -199,23 +199,9 @@ async def _measure_cpu(
     iterations: int,
     result: EnvBenchResult,
 ) -> None:
-    """CPU per step: blocks of steps (raw, then webdojo) between two readings of the process
-    tree's CPU time. Needs psutil; skipped without it. Processes that start and end inside a
-    block are missed, so reset is not measured (each reset starts a renderer)."""
-    try:
-        import psutil
-    except ImportError:
-        return
-    root = psutil.Process()
-
-    def tree_cpu_s() -> float:
-        total = 0.0
-        for proc in [root, *root.children(recursive=True)]:
-            with contextlib.suppress(psutil.Error):
-                times = proc.cpu_times()
-                total += times.user + times.system
-        return total
-
+    """CPU per step: blocks of steps (raw, then webdojo) under a ``CpuMeter`` (this process
+    tree, Chromium included). Reset is not measured: each reset starts a renderer, and short
+    lived processes are undercounted."""
     for name in ("in_page", "navigation"):
         result.cpu_ms[name] = {}
         for label, runner in (
@@ -227,12 +213,13 @@ async def _measure_cpu(
                 step = getattr(runner, name)
                 for _ in range(3):
                     await step()  # warm-up
-                before = tree_cpu_s()
-                for _ in range(iterations):
-                    await step()
-                used = tree_cpu_s() - before
+                with CpuMeter() as meter:
+                    for _ in range(iterations):
+                        await step()
             finally:
                 await runner.close()
+            assert meter.usage is not None
+            used = meter.usage.tree_cpu_s
             result.cpu_ms[name][label] = round(used * 1000 / iterations, 2)
 
 
