@@ -18,6 +18,7 @@ import pytest
 from browser_helpers import TEST_OPTIONS
 
 from webdojo.browser import BrowserHost, BrowserSession
+from webdojo.local_http import LoopbackHTTPServer
 
 SITE = Path(__file__).parent / "site"
 HANG_S = 60.0  # how long /slow and /partial hold their connection (released at teardown)
@@ -62,16 +63,10 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 def base_url() -> Iterator[str]:
     stop = threading.Event()
     handler = type("Handler", (_Handler,), {"stop": stop})
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(handler, directory=str(SITE))
-    )
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server = LoopbackHTTPServer(functools.partial(handler, directory=str(SITE))).start()
+    yield server.base_url + "/"
     stop.set()
-    server.shutdown()
-    server.server_close()
+    server.close()
 
 
 @pytest.fixture(scope="session")

@@ -18,6 +18,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 
 from webdojo.browser.options import SessionOptions
+from webdojo.local_http import LoopbackHTTPServer
 
 # Short deadlines so that a test that goes wrong fails in seconds (the machine is shared and
 # slow: keep them well above what a healthy step takes).
@@ -78,17 +79,13 @@ def _handler(site: Site) -> type[http.server.BaseHTTPRequestHandler]:
 @contextlib.contextmanager
 def serve_site() -> Iterator[Site]:
     site = Site()
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _handler(site))
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    site.url = f"http://127.0.0.1:{server.server_address[1]}"
+    server = LoopbackHTTPServer(_handler(site)).start()
+    site.url = server.base_url
     try:
         yield site
     finally:
         site.stop.set()
-        server.shutdown()
-        server.server_close()
+        server.close()
 
 
 async def wait_until(

@@ -20,6 +20,7 @@ import pytest
 
 from webdojo.asgi import ThreadServer
 from webdojo.browser.options import SessionOptions
+from webdojo.local_http import LoopbackHTTPServer
 from webdojo.server.app import ServerSettings, create_app
 from webdojo.server.inline_pool import InlinePool
 from webdojo.server.process import ServerProcess
@@ -70,14 +71,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 def test_site() -> Iterator[str]:
     stop = threading.Event()
     handler = type("Handler", (_Handler,), {"stop": stop})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server = LoopbackHTTPServer(handler).start()
+    yield server.base_url
     stop.set()
-    server.shutdown()
-    server.server_close()
+    server.close()
 
 
 @pytest.fixture(scope="session")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import functools
 import http.server
-import threading
 from pathlib import Path
 from types import TracebackType
+
+from webdojo.local_http import LoopbackHTTPServer
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -23,19 +24,17 @@ class StaticServer:
 
     def __init__(self, directory: str | Path) -> None:
         handler = functools.partial(_QuietHandler, directory=str(directory))
-        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._server = LoopbackHTTPServer(handler, name="webdojo-bench-pages")
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/"
+        return self._server.base_url + "/"
 
     def url(self, path: str) -> str:
         return self.base_url + path.lstrip("/")
 
     def __enter__(self) -> StaticServer:
-        self._thread.start()
+        self._server.start()
         return self
 
     def __exit__(
@@ -44,5 +43,4 @@ class StaticServer:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        self._server.close()

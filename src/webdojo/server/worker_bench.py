@@ -37,6 +37,7 @@ from typing import Any
 from webdojo.actions import Click, Goto
 from webdojo.browser.chromium import BrowserConfig
 from webdojo.browser.options import SessionOptions
+from webdojo.local_http import LoopbackHTTPServer
 from webdojo.observation import ObservationOptions
 from webdojo.server.worker import QueueMode, Worker, WorkerConfig
 
@@ -80,15 +81,12 @@ def _site() -> Iterator[str]:
             with contextlib.suppress(OSError):
                 self.wfile.write(PAGE)
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = LoopbackHTTPServer(Handler).start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
+        yield server.base_url
     finally:
-        stop.set()
-        server.shutdown()
-        server.server_close()
+        stop.set()  # release the slow pages first: shutdown waits for nothing then
+        server.close()
 
 
 # --- per-op queues vs FIFO ----------------------------------------------------------------

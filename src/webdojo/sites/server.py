@@ -10,17 +10,15 @@ from __future__ import annotations
 import hashlib
 import mimetypes
 import posixpath
-import threading
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from types import TracebackType
 from urllib.parse import unquote, urlsplit
 
+from webdojo.local_http import LOOPBACK, LoopbackHTTPServer
 from webdojo.tasks.loader import Site
 from webdojo.tasks.schema import Task
-
-LOOPBACK = "127.0.0.1"
 
 
 class SiteServer:
@@ -29,17 +27,11 @@ class SiteServer:
     def __init__(self, sites: dict[str, Site], host: str = LOOPBACK, port: int = 0) -> None:
         self._roots = {name: site.path for name, site in sites.items()}
         handler = _make_handler(self._roots)
-        self._httpd = ThreadingHTTPServer((host, port), handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, name="webdojo-sites", daemon=True
-        )
-        self._thread.start()
+        self._server = LoopbackHTTPServer(handler, host, port, name="webdojo-sites").start()
 
     @property
     def base_url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return self._server.base_url
 
     def url_for(self, site: str, path: str = "") -> str:
         return f"{self.base_url}/{site}/{path.lstrip('/')}"
@@ -51,9 +43,7 @@ class SiteServer:
         return self.url_for(task.site, task.start)
 
     def close(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join(timeout=5)
+        self._server.close()
 
     def __enter__(self) -> SiteServer:
         return self

@@ -1,0 +1,57 @@
+"""A threaded ``http.server`` on loopback: the built-in sites, benchmark pages and test sites.
+
+``LoopbackHTTPServer(handler)`` binds at once (port 0: any free port, so ``base_url`` is known
+before it serves), serves in a daemon thread from ``start()``, and stops with ``close()``;
+``with LoopbackHTTPServer(handler) as server:`` does both. Request threads are daemons, so a
+handler that holds its connection on purpose (a page that never loads) cannot block shutdown.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+
+LOOPBACK = "127.0.0.1"
+
+
+class LoopbackHTTPServer:
+    def __init__(
+        self,
+        handler: Callable[..., BaseHTTPRequestHandler],
+        host: str = LOOPBACK,
+        port: int = 0,
+        name: str = "webdojo-http",
+    ) -> None:
+        self.httpd = ThreadingHTTPServer((host, port), handler)
+        self.httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self.httpd.serve_forever, name=name, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        """``http://host:port``, without a trailing slash."""
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def start(self) -> LoopbackHTTPServer:
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        """Stop serving and release the port. Idempotent; fine before ``start``."""
+        if self._thread.is_alive():
+            self.httpd.shutdown()  # waits for serve_forever; it would block forever unstarted
+            self._thread.join(timeout=5)
+        self.httpd.server_close()
+
+    def __enter__(self) -> LoopbackHTTPServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
