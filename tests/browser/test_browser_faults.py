@@ -74,6 +74,29 @@ async def test_navigation_timeouts_leave_the_session_usable(
         assert obs.last_error is None and obs.title == "Page two"
 
 
+async def test_document_without_hooks_gets_them_and_navigations_are_seen(
+    host: BrowserHost, base_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CI once saw a document where the context's init script had not run: the session
+    installs the hooks itself, and a hung navigation is still told from a busy page."""
+
+    async def no_init_script(_session: BrowserSession, _script: str) -> None:
+        pass
+
+    monkeypatch.setattr(BrowserSession, "_add_init_script", no_init_script)
+    options = SessionOptions(action_timeout_s=5, navigation_timeout_s=1)
+    async with await host.new_session(options) as session:
+        await session.goto(base_url + "nav.html")
+        hooked = "() => !!(window[Symbol.for('webdojo')] || {}).doc"
+        assert not await session.page.evaluate(hooked)
+        element_ids = await ids(session)  # an observation installs them
+        assert await session.page.evaluate(hooked)
+        obs = await session.step(Click(element=element_ids["slow"]), SHOT)
+        assert obs.last_error is not None and obs.last_error.code == "navigation_timeout"
+        obs = await session.step(Click(element=(await ids(session))["next"]), SHOT)
+        assert obs.last_error is None and obs.title == "Page two"
+
+
 @pytest.mark.slow
 async def test_action_timeout_then_next_action_works(host: BrowserHost, base_url: str) -> None:
     async with await host.new_session(SessionOptions(action_timeout_s=2)) as session:

@@ -132,10 +132,12 @@ class Executor:
             await tab.stop_loading()
             try:
                 async with self._guard(f"{what} (checking the page)", 1.0):
-                    found, _ = await self._read_check(tab, "check")
+                    found, raced = await self._read_check(tab, "check")
             except ActionTimeout:
                 raise ActionTimeout(f"the page does not respond after {what}") from exc
-            if found and tab.note(found)[0]:
+            # An evaluate that waits out the whole deadline and answers once the load is
+            # stopped is a navigation's mark; without the hooks' record that is all we know.
+            if raced or not (found and found.get("doc")) or tab.note(found)[0]:
                 raise
             raise ActionTimeout(f"{what} did not finish within {seconds:g} s") from exc
 

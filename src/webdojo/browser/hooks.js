@@ -4,17 +4,20 @@
 // State lives under a non-enumerable Symbol key so that page scripts do not trip over it.
 (() => {
   const KEY = Symbol.for("webdojo");
-  if (window[KEY]) return;
-  const st = {
+  // The session also evaluates this file in a document where the init script did not run
+  // (dom.js then left a stand-in state with an empty doc): fill that state in, keep its ids.
+  const prev = window[KEY];
+  if (prev && prev.doc) return;
+  const st = Object.assign(prev || {}, {
     // Counters, never reset, so that a late or repeated read cannot lose an event:
     navs: 0, // cross-document navigations this document started
     popups: 0, // windows it opened or tried to open
     submits: 0, // form submissions: their navigation starts a task later (see act.js check)
     doc: Math.random().toString(36).slice(2), // identifies this document
-    els: [], // element registry of the last snapshot (index = element id)
-    overlay: null, // set-of-marks overlay while a screenshot is taken
-  };
-  Object.defineProperty(window, KEY, { value: st, enumerable: false });
+  });
+  st.els = st.els || []; // element registry of the last snapshot (index = element id)
+  st.overlay = st.overlay || null; // set-of-marks overlay while a screenshot is taken
+  if (!prev) Object.defineProperty(window, KEY, { value: st, enumerable: false });
 
   // The Navigation API fires `navigate` synchronously for link clicks, form submissions and
   // location changes made by this document.

@@ -100,9 +100,10 @@ class BrowserHost:
             raise BrowserClosed(f"could not create a browser context: {first_line(exc)}") from exc
         session = BrowserSession(self, context, options)
         try:
-            # Concurrently (one round trip less): the init script only has to be in place
-            # before the first navigation, and the first tab starts at about:blank.
-            await asyncio.gather(session._open(), session._add_init_script(HOOKS_JS))
+            # The init script first: a page that Playwright sets up while a context-level
+            # script is being added can miss it (CI once saw a document without hooks).
+            await session._add_init_script(HOOKS_JS)
+            await session._open()
         except BaseException:
             await session.aclose()
             raise

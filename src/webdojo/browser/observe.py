@@ -72,6 +72,7 @@ async def capture(
         if tab.commits == commits or attempt:
             break
     tab.title_hint = None
+    await tab.ensure_hooks()  # before the next action, whose check reads them
     observation = Observation(
         url=tab.page.url,
         title=title,
