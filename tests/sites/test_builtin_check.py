@@ -1,5 +1,6 @@
-"""`webdojo sites check` on the built-in sites: every page loads cleanly, every reference
-solution passes its verifier and every wrong solution fails it, in real Chromium."""
+"""`webdojo sites check` on the built-in sites: every page loads cleanly and every wrong
+solution fails its verifier, in real Chromium. That every reference solution passes is the
+main job's test (tests/e2e/test_run_cli.py), which replays them all through `webdojo run`."""
 
 from __future__ import annotations
 
@@ -17,13 +18,14 @@ from webdojo.tasks.loader import builtin_root, load_spec
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-async def test_every_builtin_task_passes_with_its_solution_and_fails_with_a_wrong_one() -> None:
-    report = await check_sites("builtin")
+async def test_every_builtin_page_loads_and_every_wrong_solution_fails() -> None:
+    report = await check_sites("builtin", references=False)
     problems = [f"{p.site}/{p.page}: {p.problems}" for p in report.pages if not p.ok]
     problems += [f"{t.task_id}: {t.problems}" for t in report.tasks if not t.ok]
     assert not problems, "\n".join(problems)
     assert len(report.tasks) == len(load_spec("builtin").tasks) >= 40
     assert all(t.wrong_rejected and all(t.wrong_rejected) for t in report.tasks)
+    assert all(t.reference_passed is None for t in report.tasks)
 
 
 def test_check_reports_a_broken_site(tmp_path: Path) -> None:

@@ -54,20 +54,23 @@ class ScriptedPolicy:
         index: int = 0,
         wrong_index: int | None = None,
         text_format: ParseFormat | str | None = None,
+        screenshot: bool = True,
     ) -> None:
         """Which solution: ``solution_getter`` if given; else ``wrong_index=i`` (the same as
         ``which="wrong", index=i``); else the reference solution. ``text_format`` renders each
         Decision's text in a model format (handy for making SFT data); default is the
-        generic ``click(element=3)`` form."""
+        generic ``click(element=3)`` form. ``screenshot=False`` observes elements only, for
+        callers that need just the outcome (``webdojo sites check``)."""
         if wrong_index is not None:
             which, index = "wrong", wrong_index
         if solution_getter is None:
             solution_getter = reference_solution if which == "solution" else wrong_solution(index)
         self._solution = solution_getter
         self._format = ParseFormat(text_format) if text_format is not None else None
+        self._screenshot = screenshot
 
     def observation_options(self) -> ObservationOptions:
-        return ObservationOptions(elements=True)
+        return ObservationOptions(elements=True, screenshot=self._screenshot)
 
     async def act(self, task: Task, observation: Observation, history: list[Step]) -> Decision:
         start = time.perf_counter()
