@@ -34,17 +34,40 @@ def test_find_chromium_honours_the_env_var(monkeypatch: pytest.MonkeyPatch, tmp_
     assert "python -m playwright install chromium" in info.value.message
 
 
+def _executable(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("")
+    path.chmod(0o755)
+    return path
+
+
 def test_find_chromium_without_any_browser(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("WEBDOJO_CHROMIUM", raising=False)
     monkeypatch.setattr("webdojo.browser.chromium.SYSTEM_CHROMIUM", str(tmp_path / "none"))
+    monkeypatch.setattr("webdojo.browser.chromium.SYSTEM_HEADLESS_SHELLS", ())
     monkeypatch.setenv("PLAYWRIGHT_BROWSERS_PATH", str(tmp_path))
     with pytest.raises(ChromiumNotFound):
         find_chromium()
-    managed = tmp_path / "chromium-1" / "chrome-linux64" / "chrome"
-    managed.parent.mkdir(parents=True)
-    managed.write_text("")
-    managed.chmod(0o755)
+    managed = _executable(tmp_path / "chromium-1" / "chrome-linux64" / "chrome")
     assert find_chromium() == str(managed)
+    shell = _executable(tmp_path / "chromium_headless_shell-1" / "chrome-linux" / "headless_shell")
+    assert find_chromium() == str(shell)  # headless launches prefer the headless shell
+    assert find_chromium(headless=False) == str(managed)
+
+
+def test_find_chromium_prefers_debians_headless_shell_for_headless_launches(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("WEBDOJO_CHROMIUM", raising=False)
+    monkeypatch.setenv("PLAYWRIGHT_BROWSERS_PATH", str(tmp_path / "registry"))
+    system = _executable(tmp_path / "usr" / "chromium")
+    monkeypatch.setattr("webdojo.browser.chromium.SYSTEM_CHROMIUM", str(system))
+    shell = tmp_path / "usr" / "chromium-headless-shell"
+    monkeypatch.setattr("webdojo.browser.chromium.SYSTEM_HEADLESS_SHELLS", (str(shell),))
+    assert find_chromium() == str(system)
+    _executable(shell)
+    assert find_chromium() == str(shell)
+    assert find_chromium(headless=False) == str(system)
 
 
 async def test_launch_with_a_missing_executable(tmp_path: Path) -> None:

@@ -268,10 +268,15 @@ def test_refuses_a_public_address_without_a_token() -> None:
 
 
 def _browser_pid(server_pid: int) -> int:
-    """The Chromium browser process (not a renderer or GPU child) under the server."""
+    """The Chromium browser process under the server: the Chromium whose parent is not one
+    (renderers, the GPU process and zygotes descend from it; their names vary by build)."""
+
+    def is_chromium(proc: psutil.Process) -> bool:
+        return "chrom" in proc.name().lower() or "chrom" in " ".join(proc.cmdline()[:1])
+
     for child in psutil.Process(server_pid).children(recursive=True):
-        cmdline = " ".join(child.cmdline())
-        if "--type=" not in cmdline and ("chrom" in child.name().lower() or "chrom" in cmdline):
+        parent = child.parent()
+        if is_chromium(child) and parent is not None and not is_chromium(parent):
             return child.pid
     raise AssertionError("no browser process under the server")
 

@@ -42,7 +42,7 @@ class BrowserHost:
     @classmethod
     async def launch(cls, config: BrowserConfig | None = None) -> BrowserHost:
         config = config or BrowserConfig()
-        executable = config.executable or find_chromium()
+        executable = config.executable or find_chromium(config.headless)
         if not (os.path.isfile(executable) and os.access(executable, os.X_OK)):
             raise ChromiumNotFound(f"{executable!r} is not an executable Chromium")
         playwright = await async_playwright().start()
