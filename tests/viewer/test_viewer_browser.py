@@ -253,3 +253,40 @@ async def test_missing_run_directory_says_so(page: Page, tmp_path: Path) -> None
     with ViewerServer(create_app([tmp_path / "gone"])) as server:
         await page.goto(server.url)
         await expect(page.get_by_test_id("problems")).to_contain_text("does not exist")
+
+
+def _append_copy_of_an_episode(root: Path, new_key: str) -> None:
+    """Append one more finished episode (a copy of the first, under a new key and uid), as a
+    run still being written would."""
+    record = next(read_jsonl(root / "episodes.jsonl"))
+    uid = record["episode"] + "-copy"
+    steps = steps_of(root, record["episode"])
+    with (root / "steps.jsonl").open("a", encoding="utf-8") as out:
+        for step in steps:
+            out.write(json.dumps({**step, "episode": uid, "key": new_key}) + "\n")
+    with (root / "episodes.jsonl").open("a", encoding="utf-8") as out:
+        out.write(json.dumps({**record, "episode": uid, "key": new_key}) + "\n")
+
+
+async def test_overview_redraws_itself_while_the_run_grows(
+    page: Page, scripted_run: Path, tmp_path: Path
+) -> None:
+    root = tmp_path / "run"
+    shutil.copytree(scripted_run, root)
+    before = len(latest_episodes(root))
+    with ViewerServer(create_app([root])) as server:
+        await open_overview(page, server.url)
+        await expect(page.get_by_test_id("live")).to_have_text("watching for changes")
+        await page.locator('select[data-filter="status"]').select_option("success")
+        _append_copy_of_an_episode(root, "late.task#0")
+        await expect(page.get_by_test_id("stat-episodes")).to_have_text(str(before + 1))
+        await expect(page.get_by_test_id("live")).to_contain_text("updated")
+        await expect(page.locator('tr[data-key="late.task#0"]')).to_be_visible()
+        filter_kept = page.locator('select[data-filter="status"]')
+        await expect(filter_kept).to_have_value("success")
+        # On an episode page, a change in the run does not pull the user back.
+        await page.locator('tr[data-key="late.task#0"] a').click()
+        await expect(page.get_by_test_id("episode-key")).to_have_text("late.task#0")
+        _append_copy_of_an_episode(root, "later.task#0")
+        await page.wait_for_timeout(2500)  # longer than the overview's poll interval
+        await expect(page.get_by_test_id("episode-key")).to_have_text("late.task#0")

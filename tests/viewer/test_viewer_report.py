@@ -108,3 +108,32 @@ def test_view_command_serves_until_interrupted(scripted_run: Path) -> None:
             proc.wait()
         if proc.stdout is not None:
             proc.stdout.close()
+
+
+def test_report_compares_with_another_run(
+    scripted_run: Path, random_run: Path, tmp_path: Path
+) -> None:
+    out = write_report(scripted_run, tmp_path / "r.html", compare_to=random_run)
+    html = out.read_text(encoding="utf-8")
+    assert f"Compared with {random_run.name}" in html
+    a, b = latest_episodes(scripted_run), latest_episodes(random_run)
+    won_a = {k for k, r in a.items() if r["success"]}
+    won_b = {k for k, r in b.items() if r["success"]}
+    expected = {
+        "lost": {k for k in won_a - won_b if k in b},
+        "gained": {k for k in won_b - won_a if k in a},
+        "only_a": set(a) - set(b),
+        "only_b": set(b) - set(a),
+    }
+    for change, keys in expected.items():
+        shown = set(re.findall(rf"<tr data-change='{change}'><td class='mono'>([^<]+)</td>", html))
+        assert shown == keys, change
+    assert "data-change='same'" not in html  # only the tasks that moved are listed
+    assert not re.search(r"""(src|href)=["']?(https?:|//)""", html)
+
+
+def test_report_compare_with_a_missing_run_exits_2(scripted_run: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        app, ["report", str(scripted_run), "--compare", str(tmp_path / "gone")]
+    )
+    assert result.exit_code == 2 and "does not exist" in result.output

@@ -6,11 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def write_report(run_dir: Path, out: Path) -> Path:
-    """Write a self-contained HTML report of ``run_dir`` to ``out``; returns ``out``."""
+def write_report(
+    run_dir: Path, out: Path, examples: int = 3, compare_to: Path | None = None
+) -> Path:
+    """Write a self-contained HTML report of ``run_dir`` to ``out``; returns ``out``. With
+    ``compare_to``, the report also compares the run with that one, task by task."""
     from webdojo.viewer.report import write_report as _write
 
-    return _write(run_dir, out)
+    return _write(run_dir, out, examples=examples, compare_to=compare_to)
 
 
 __all__ = ["write_report"]

@@ -5,6 +5,7 @@ Routes (the API is described by FastAPI's OpenAPI document at ``/openapi.json``)
 * ``GET /``                                  the single-page front end (``static/``)
 * ``GET /api/runs``                          the runs being viewed (``a``, and ``b`` to compare)
 * ``GET /api/runs/{run}/overview``           totals, success by site/difficulty, episode list
+* ``GET /api/runs/{run}/version``            a token that changes when the run's files do
 * ``GET /api/runs/{run}/episode?key=K``      one episode with every step
 * ``GET /api/runs/{run}/plots/{name}.svg``   plots of the overview
 * ``GET /api/compare``                       run a against run b, per task
@@ -62,7 +63,15 @@ def create_app(run_dirs: list[Path]) -> FastAPI:
     @app.get("/api/runs/{rid}/overview")
     def run_overview(rid: str) -> dict[str, Any]:
         """Meta and problems, totals, success by site and by difficulty, every episode."""
-        return overview(live(rid).get())
+        run = live(rid)
+        token = run.version()  # before reading: a change in between costs one extra reload
+        return overview(run.get()) | {"version": token}
+
+    @app.get("/api/runs/{rid}/version")
+    def run_version(rid: str) -> dict[str, str]:
+        """Polled by an open overview, which reloads itself when the token changes (a run
+        that is still being written)."""
+        return {"version": live(rid).version()}
 
     @app.get("/api/runs/{rid}/episode")
     def run_episode(

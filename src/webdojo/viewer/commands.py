@@ -71,13 +71,21 @@ def report(
     examples: Annotated[
         int, typer.Option(help="example episodes to include, with screenshots")
     ] = 3,
+    compare: Annotated[
+        Path | None,
+        typer.Option(help="another run directory: add a task-by-task comparison with it"),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print {report, bytes} as JSON")] = False,
 ) -> None:
     """Write one self-contained HTML file to share: tables, plots and example episodes."""
     from webdojo.viewer.report import write_report
 
     _require_dir(run_dir)
-    target = write_report(run_dir, out or run_dir / REPORT_NAME, examples=examples)
+    if compare is not None:
+        _require_dir(compare)
+    target = write_report(
+        run_dir, out or run_dir / REPORT_NAME, examples=examples, compare_to=compare
+    )
     size = target.stat().st_size
     console.print(f"report written to [bold]{target}[/bold] ({size / 1024:.0f} KiB)")
     if as_json:

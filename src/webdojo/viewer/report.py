@@ -2,7 +2,9 @@
 
 It holds the overview's tables (sortable), matplotlib plots inlined as SVG, and a few example
 episodes whose screenshots are downscaled with Pillow and embedded as data URLs, with the
-same action overlays as the viewer. Nothing is loaded from anywhere when it is opened.
+same action overlays as the viewer. With ``compare_to``, a section sets the run against another
+one, task by task (as ``webdojo view A --compare B`` does). Nothing is loaded from anywhere when
+it is opened.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from string import Template
 from typing import Any
 
 from webdojo.viewer import plots
+from webdojo.viewer.compare import compare_runs
 from webdojo.viewer.overlay import overlay_svg
 from webdojo.viewer.runs import RunData, load_run, safe_path
 from webdojo.viewer.views import episode_detail, overview
@@ -37,6 +40,7 @@ $problems
 <div class="stats">$stats</div>
 <div class="grid2 section">$by_site$by_difficulty</div>
 <div class="card plots">$plot_difficulty$plot_lengths</div>
+$comparison
 <div class="card"><h2>Episodes</h2><div class="table-wrap">$episodes</div>$more</div>
 <h2>Example episodes</h2>$examples
 <footer>Written by webdojo on $when from $path. Open the run with
@@ -45,10 +49,14 @@ $problems
 """)
 
 
-def write_report(run_dir: Path, out: Path, examples: int = 3) -> Path:
-    """Write the report of ``run_dir`` to ``out`` (parents created); returns ``out``."""
+def write_report(
+    run_dir: Path, out: Path, examples: int = 3, compare_to: Path | None = None
+) -> Path:
+    """Write the report of ``run_dir`` to ``out`` (parents created); returns ``out``. With
+    ``compare_to``, add a section comparing the run (A) with that one (B)."""
     out = Path(out)
-    html = render_report(load_run(Path(run_dir)), examples=examples)
+    other = load_run(Path(compare_to)) if compare_to is not None else None
+    html = render_report(load_run(Path(run_dir)), examples=examples, compare_to=other)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
     tmp.write_text(html, encoding="utf-8")
@@ -56,7 +64,7 @@ def write_report(run_dir: Path, out: Path, examples: int = 3) -> Path:
     return out
 
 
-def render_report(run: RunData, examples: int = 3) -> str:
+def render_report(run: RunData, examples: int = 3, compare_to: RunData | None = None) -> str:
     data = overview(run)
     meta, totals, rows = data["run"], data["totals"], data["episodes"]
     return PAGE.substitute(
@@ -75,6 +83,7 @@ def render_report(run: RunData, examples: int = 3) -> str:
         by_difficulty=_bucket_table("Success by difficulty", "difficulty", data["by_difficulty"]),
         plot_difficulty=plots.success_by_difficulty(data["by_difficulty"]),
         plot_lengths=plots.episode_lengths(rows),
+        comparison=_comparison(compare_runs(run, compare_to)) if compare_to is not None else "",
         episodes=_episode_table(rows[:MAX_ROWS]),
         more=f'<p class="muted">{len(rows) - MAX_ROWS} more episodes not listed.</p>'
         if len(rows) > MAX_ROWS
@@ -172,6 +181,72 @@ def _episode_table(rows: list[dict[str, Any]]) -> str:
         for r in rows
     )
     return f'<table class="sortable"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+# --- comparison -----------------------------------------------------------------------------
+
+
+def _comparison(c: dict[str, Any]) -> str:
+    """Run A (this report's) against run B: rates, how outcomes moved, the tasks that moved."""
+    counts, rate = c["counts"], c["success_rate"]
+    cards = [
+        ("A success rate", _pct(rate["a"])),
+        ("B success rate", _pct(rate["b"])),
+        ("B gained (A failed)", counts["gained"]),
+        ("B lost (A succeeded)", counts["lost"]),
+        ("same outcome", counts["same"]),
+        ("in one run only", counts["only_a"] + counts["only_b"]),
+    ]
+    stats = "".join(
+        f'<div class="stat"><div class="v">{_v(v)}</div><div class="k">{escape(k)}</div></div>'
+        for k, v in cards
+    )
+    sites = "".join(
+        f"<tr><td>{_v(s['name'])}</td>"
+        f"{_rate_cell(s['a']['success_rate'] if s['a'] else None)}"
+        f"{_rate_cell(s['b']['success_rate'] if s['b'] else None)}</tr>"
+        for s in c["by_site"]
+    )
+    moved = [r for r in c["rows"] if r["change"] != "same"]
+    body = "".join(
+        f"<tr data-change='{r['change']}'><td class='mono'>{_v(r['key'])}</td>"
+        f"<td>{_v(r['site'])}</td><td class='num'>{_v(r['difficulty'])}</td>"
+        f"{_side_cells(r['a'])}{_side_cells(r['b'])}"
+        f"<td data-v='{r['change']}'>{_pill(r['change'], r['change'].replace('_', ' '))}</td></tr>"
+        for r in moved[:MAX_ROWS]
+    )
+    head = "".join(
+        f"<th>{h}</th>"
+        for h in ("episode", "site", "difficulty", "A", "A steps", "B", "B steps", "change")
+    )
+    none = '<p class="muted">Every task has the same outcome in both runs.</p>'
+    return (
+        f'<h2 class="section">Compared with {escape(c["b"]["name"])}</h2>'
+        f'<div class="muted">A: {escape(c["a"]["path"])} ({_v(c["a"]["policy"])}) · '
+        f"B: {escape(c['b']['path'])} ({_v(c['b']['policy'])})</div>"
+        f"{_problems(c['b']['problems'])}"
+        f'<div class="stats">{stats}</div>'
+        f'<div class="card"><h2>Success by site</h2><table class="sortable"><thead><tr>'
+        f"<th>site</th><th class=num>A</th><th class=num>B</th></tr></thead>"
+        f"<tbody>{sites}</tbody></table></div>"
+        f'<div class="card"><h2>Tasks whose outcome differs ({len(moved)})</h2>'
+        + (
+            f'<div class="table-wrap"><table class="sortable" data-testid="report-compare">'
+            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+            if moved
+            else none
+        )
+        + "</div>"
+    )
+
+
+def _side_cells(side: dict[str, Any] | None) -> str:
+    if side is None:
+        return "<td data-v=''><span class='muted'>absent</span></td><td class='num'></td>"
+    return (
+        f"<td data-v='{side['status']}'>{_pill(side['status'])} {_codes(side['error_codes'])}</td>"
+        f"<td class='num'>{_v(side['steps'])}</td>"
+    )
 
 
 # --- example episodes ---------------------------------------------------------------------

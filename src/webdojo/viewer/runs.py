@@ -9,6 +9,7 @@ missing, so that the viewer and the report can show the rest.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import threading
 from dataclasses import dataclass, field
@@ -264,6 +265,11 @@ class LiveRun:
             except OSError:
                 sig.append(None)
         return tuple(sig)
+
+    def version(self) -> str:
+        """A token that changes whenever the run's files do: the front end polls it to
+        refresh a page while the run is still being written."""
+        return hashlib.sha1(repr(self._stat()).encode()).hexdigest()[:16]
 
     def get(self) -> RunData:
         with self._lock:

@@ -90,16 +90,51 @@ function episodeTable(rid, data) {
     h("div", { class: "filters" }, selects, search, count), h("div", { class: "table-wrap" }, table));
 }
 
-async function renderOverview(rid) {
-  setNav(rid);
+// A run that is still being written: the open overview polls the run's version token and
+// redraws itself when it changes, keeping the scroll position and the filters.
+const POLL_MS = 2000;
+let stopWatching = () => {};
+let routeGen = 0; // bumped on each navigation: a redraw started before one is dropped
+
+function watch(rid, version, badge) {
+  stopWatching();
+  const gen = routeGen;
+  let seen = version, busy = false;
+  const timer = setInterval(async () => {
+    if (busy || document.hidden || gen !== routeGen) return;
+    busy = true;
+    try {
+      const now = (await api(`api/runs/${rid}/version`)).version;
+      if (now !== seen) {
+        seen = now;
+        const y = window.scrollY;
+        await renderOverview(rid, gen);
+        window.scrollTo(0, y);
+      }
+    } catch (err) {
+      badge.textContent = `not updating: ${err.message}`;
+    } finally {
+      busy = false;
+    }
+  }, POLL_MS);
+  stopWatching = () => clearInterval(timer);
+}
+
+async function renderOverview(rid, reloadOf = null) {
   const data = await api(`api/runs/${rid}/overview`);
+  const reloaded = reloadOf !== null;
+  if (reloaded && reloadOf !== routeGen) return; // the user has moved on meanwhile
+  setNav(rid);
+  const badge = h("span", { class: "live", "data-testid": "live", title: "the page redraws itself when the run's files change" },
+    reloaded ? `updated ${new Date().toLocaleTimeString()}` : "watching for changes");
   const t = data.totals, run = data.run;
   document.title = `${run.name} · webdojo`;
   const scored = `${t.successes}/${t.episodes} verified`;
   fill(view,
     h("div", { class: "section" }, h("h1", {}, run.name),
       h("div", { class: "muted" }, `policy ${run.policy ?? "?"} · tasks ${run.tasks ?? "?"} · format v${run.format_version ?? "?"} · ${run.path}`,
-        run.has_report ? h("span", {}, " · ", h("a", { href: `runs/${rid}/files/report.html`, target: "_blank" }, "report.html")) : null)),
+        run.has_report ? h("span", {}, " · ", h("a", { href: `runs/${rid}/files/report.html`, target: "_blank" }, "report.html")) : null,
+        " · ", badge)),
     problemsBox(run.problems),
     h("div", { class: "stats" },
       stat("episodes (finished)", t.all_episodes, "stat-episodes"),
@@ -116,6 +151,7 @@ async function renderOverview(rid) {
       h("img", { src: `api/runs/${rid}/plots/success_by_difficulty.svg`, alt: "success by difficulty" }),
       h("img", { src: `api/runs/${rid}/plots/episode_lengths.svg`, alt: "episode lengths" })),
     episodeTable(rid, data));
+  watch(rid, data.version, badge);
 }
 
 function side(rid, key, s) {
@@ -163,6 +199,8 @@ async function route() {
   const parts = hash.split("/");
   window.scrollTo(0, 0);
   clearKeys();
+  stopWatching();
+  routeGen += 1;
   try {
     if (!state.runs.length) state.runs = await api("api/runs");
     if (parts[0] === "compare") return await renderCompare();
