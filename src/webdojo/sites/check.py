@@ -4,8 +4,8 @@ For every site: load each page in ``site.json`` and report console errors, page 
 failed requests. For every task: replay the reference solution (its verifier must pass) and each
 wrong solution (its verifier must fail). A user's own sites get the same checks as ours.
 
-The replays take no screenshots: verifiers read the final page state, and capturing costs
-about a fifth of the check's time.
+The replays take no screenshots: verifiers read the final page state, and capturing cost
+about a fifth of the check's time (measured with the full Chromium).
 """
 
 from __future__ import annotations
