@@ -8,13 +8,14 @@ import pytest
 from rich.console import Console
 
 from webdojo.bench.env_bench import STEPS, EnvBenchResult, env_bench_table, run_env_bench
+from webdojo.browser import find_chromium
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 async def test_env_bench_runs_and_reports() -> None:
     result = await run_env_bench(iterations=2, warmup=1)
-    assert isinstance(result, EnvBenchResult) and result.chromium
+    assert isinstance(result, EnvBenchResult) and find_chromium() in result.chromium
     assert set(result.raw) == set(result.webdojo) == set(STEPS)
     assert all(s.n == 2 and 0 < s.p50_ms <= s.p90_ms for s in result.webdojo.values())
     assert set(result.extras) == {

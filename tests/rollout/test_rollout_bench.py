@@ -10,6 +10,7 @@ from rich.console import Console
 
 from webdojo.bench.rollout_bench import RolloutBenchConfig, run_rollout_bench
 from webdojo.bench.rollout_report import rollout_bench_table
+from webdojo.browser import find_chromium
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -34,6 +35,7 @@ async def test_tiny_bench_reports_every_leg() -> None:
     logged: list[str] = []
     result = await run_rollout_bench(TINY, log=logged.append)
     assert result.skipped == [], result.skipped
+    assert find_chromium() in result.machine["chromium"]  # which build ran is on record
     legs = {r.name: r for r in result.rollouts}
     assert set(legs) == {"async in-process", "sync in-process", "async server"}
     assert legs["async in-process"].episodes == legs["async server"].episodes == 4

@@ -148,7 +148,9 @@ async def run_env_bench(
         write_pages(Path(tmp))
         with StaticServer(tmp) as server:
             async with await BrowserHost.launch(config) as host:
-                result = EnvBenchResult(iterations=iterations, chromium=host.version)
+                result = EnvBenchResult(
+                    iterations=iterations, chromium=f"{host.version} ({host.executable})"
+                )
                 await _measure(host, server.url("a.html"), options, iterations, warmup, result)
                 await _measure_cpu(host, server.url("a.html"), options, iterations, result)
                 if extras:

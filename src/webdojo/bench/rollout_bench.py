@@ -244,6 +244,8 @@ async def run_rollout_bench(
         with StaticServer(tmp / "pages") as pages, SiteServer(task_set.sites) as sites:
             url = pages.url("a.html")
             async with await BrowserHost.launch() as host:
+                # Which build ran matters: the headless shell costs under half the CPU.
+                result.machine["chromium"] = f"{host.version} ({host.executable})"
                 sat = _sat(config)
                 contenders: dict[str, Contender] = {
                     "raw": functools.partial(saturate_raw, host, url, *sat),

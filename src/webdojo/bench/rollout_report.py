@@ -22,7 +22,9 @@ def rollout_bench_table(result: RolloutBenchResult) -> Group:
     """The report: rollouts, saturation, latency, queues, targets. CPU us: this process tree
     (Chromium, server and workers included) as a share of all cores; CPU all: the machine."""
     parts: list[Any] = []
-    roll = Table(title="rollouts: simulated VLM workload", title_justify="left")
+    chromium = result.machine.get("chromium")
+    title = "rollouts: simulated VLM workload" + (f", Chromium {chromium}" if chromium else "")
+    roll = Table(title=title, title_justify="left")
     roll.add_column("leg", no_wrap=True)
     for col in ("eps", "steps", "wall s", "steps/s", "p50 ms", "p90 ms", "CPU us", "CPU all",
                 "ok", "faults"):  # fmt: skip
