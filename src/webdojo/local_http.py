@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
+from typing import Self
 
 LOOPBACK = "127.0.0.1"
 
@@ -34,8 +35,11 @@ class LoopbackHTTPServer:
         host, port = self.httpd.server_address[:2]
         return f"http://{host!s}:{port}"
 
-    def start(self) -> LoopbackHTTPServer:
-        self._thread.start()
+    def start(self) -> Self:
+        """Serve from now on. Idempotent: a server that starts itself can still be used in a
+        ``with`` block."""
+        if self._thread.ident is None:
+            self._thread.start()
         return self
 
     def close(self) -> None:
@@ -45,7 +49,7 @@ class LoopbackHTTPServer:
             self._thread.join(timeout=5)
         self.httpd.server_close()
 
-    def __enter__(self) -> LoopbackHTTPServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(

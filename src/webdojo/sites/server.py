@@ -13,7 +13,6 @@ import posixpath
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from types import TracebackType
 from urllib.parse import unquote, urlsplit
 
 from webdojo.local_http import LOOPBACK, LoopbackHTTPServer
@@ -21,17 +20,13 @@ from webdojo.tasks.loader import Site
 from webdojo.tasks.schema import Task
 
 
-class SiteServer:
-    """Serves ``sites`` until ``close()``. Use as a context manager."""
+class SiteServer(LoopbackHTTPServer):
+    """Serves ``sites`` from construction until ``close()``; also a context manager."""
 
     def __init__(self, sites: dict[str, Site], host: str = LOOPBACK, port: int = 0) -> None:
         self._roots = {name: site.path for name, site in sites.items()}
-        handler = _make_handler(self._roots)
-        self._server = LoopbackHTTPServer(handler, host, port, name="webdojo-sites").start()
-
-    @property
-    def base_url(self) -> str:
-        return self._server.base_url
+        super().__init__(_make_handler(self._roots), host, port, name="webdojo-sites")
+        self.start()
 
     def url_for(self, site: str, path: str = "") -> str:
         return f"{self.base_url}/{site}/{path.lstrip('/')}"
@@ -41,20 +36,6 @@ class SiteServer:
         if task.start.startswith(("http://", "https://", "about:")):
             return task.start
         return self.url_for(task.site, task.start)
-
-    def close(self) -> None:
-        self._server.close()
-
-    def __enter__(self) -> SiteServer:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def resolve_path(roots: dict[str, Path], url_path: str) -> Path | None:
