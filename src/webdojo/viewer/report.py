@@ -125,6 +125,10 @@ def _stats(t: dict[str, Any]) -> str:
          _pct(t["repetition_share"])),
         ("episode wall time (sum)", f"{t['wall_s']:.1f} s"),
     ]  # fmt: skip
+    return _stat_cards(cards)
+
+
+def _stat_cards(cards: list[tuple[str, Any]]) -> str:
     return "".join(
         f'<div class="stat"><div class="v">{_v(v)}</div><div class="k">{escape(k)}</div></div>'
         for k, v in cards
@@ -197,10 +201,7 @@ def _comparison(c: dict[str, Any]) -> str:
         ("same outcome", counts["same"]),
         ("in one run only", counts["only_a"] + counts["only_b"]),
     ]
-    stats = "".join(
-        f'<div class="stat"><div class="v">{_v(v)}</div><div class="k">{escape(k)}</div></div>'
-        for k, v in cards
-    )
+    stats = _stat_cards(cards)
     sites = "".join(
         f"<tr><td>{_v(s['name'])}</td>"
         f"{_rate_cell(s['a']['success_rate'] if s['a'] else None)}"
