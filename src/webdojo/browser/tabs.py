@@ -40,11 +40,11 @@ class TabState:
         self.commits = 0  # main-frame navigations committed (same-document ones included)
         self.aborts = 0  # main-frame navigations that ended without a load (failed, download)
         self.crashed = False
-        self.doc: str | None = None  # token of the document last seen (hooks.js), None = unknown
+        self.doc: str | None = None  # token of the document last seen (hooks.js); falsy =
+        # unknown, or a document without hooks
         self.navs = 0  # hooks.js counters of that document, as last read
         self.popups = 0
         self.submits = 0
-        self.hooked = True  # whether the last reading came from a document with hooks.js
         # Title read by the post-action check when the document stayed the same; the next
         # capture uses it instead of reading it again (one evaluate less per in-page step).
         self.title_hint: str | None = None
@@ -61,14 +61,14 @@ class TabState:
         navs, popups, submits = (int(found.get(k) or 0) for k in ("navs", "popups", "submits"))
         navigated = navs > before[0] or (replaced and found.get("ready") != "complete")
         self.doc, self.navs, self.popups, self.submits = found.get("doc"), navs, popups, submits
-        self.hooked = bool(found.get("doc"))
         return navigated, popups > before[1], submits > before[2]
 
     async def ensure_hooks(self) -> None:
         """Install hooks.js in a document that lacks it. The context's init script runs in
         every new document, yet CI once saw a page without it under heavy load; there a
-        navigating click looks like a busy page. Costs nothing while the hooks are in place."""
-        if self.hooked:
+        navigating click looks like a busy page. Costs nothing while the hooks are in place.
+        A document without them reads as no token (act.js) or an empty one (dom.js)."""
+        if self.doc:
             return
         with contextlib.suppress(PlaywrightError, TimeoutError):
             await asyncio.wait_for(self.page.evaluate(HOOKS_JS), 5)
