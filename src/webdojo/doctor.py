@@ -42,7 +42,7 @@ async def _chromium() -> dict[str, Any]:
         path = find_chromium()
         async with await BrowserHost.launch() as host:
             found = {"ok": True, "path": path, "version": host.version}
-        if "headless" not in Path(path).name.replace("_", "-"):
+        if "headless" not in Path(path).name:
             found["hint"] = (
                 "a full browser runs headless here; Chromium's headless shell costs well under "
                 "half the CPU per episode: apt-get install -y chromium-headless-shell"
