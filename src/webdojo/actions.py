@@ -55,9 +55,12 @@ class _Action(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     def describe(self) -> str:
-        """A compact one-line rendering, used in history text and logs."""
-        fields = self.model_dump(exclude_none=True, exclude={"type"})
-        fields.pop("space", None)
+        """A compact one-line rendering such as ``click(element=5)``: for people (the viewer,
+        the report, logs) and for prompts' history text. The coordinate space is named only
+        when it is not the default."""
+        fields = self.model_dump(mode="json", exclude_none=True, exclude={"type"})
+        if fields.get("space") != CoordSpace.NORM1000.value or "x" not in fields:
+            fields.pop("space", None)
         args = ", ".join(f"{k}={v!r}" for k, v in fields.items())
         return f"{self.type}({args})"  # type: ignore[attr-defined]
 
@@ -373,10 +376,20 @@ class ActionContext:
     tab_count: int = 1
 
 
+def scale_point(
+    x: float, y: float, space: CoordSpace, viewport: tuple[int, int]
+) -> tuple[float, float]:
+    """The single place where a point becomes viewport pixels (no checks: drawing a recorded
+    action uses this too; ``to_viewport_pixels`` checks before acting)."""
+    if space is CoordSpace.NORM1000:
+        return x * viewport[0] / NORM_RANGE, y * viewport[1] / NORM_RANGE
+    return x, y
+
+
 def to_viewport_pixels(
     x: float, y: float, space: CoordSpace, ctx: ActionContext
 ) -> tuple[float, float]:
-    """The single place where a point becomes viewport pixels. Checks range and finiteness."""
+    """A point of an action about to run, in viewport pixels. Checks range and finiteness."""
     if not (math.isfinite(x) and math.isfinite(y)):
         raise InvalidCoordinates(f"coordinates ({x}, {y}) are not finite numbers")
     if space is CoordSpace.NORM1000:
@@ -384,7 +397,7 @@ def to_viewport_pixels(
             raise InvalidCoordinates(
                 f"normalized coordinates ({x:g}, {y:g}) must lie within 0-{NORM_RANGE}"
             )
-        return x * ctx.viewport_width / NORM_RANGE, y * ctx.viewport_height / NORM_RANGE
+        return scale_point(x, y, space, (ctx.viewport_width, ctx.viewport_height))
     if not (0 <= x < ctx.viewport_width and 0 <= y < ctx.viewport_height):
         raise InvalidCoordinates(
             f"point ({x:g}, {y:g}) lies outside the {ctx.viewport_width}x{ctx.viewport_height} screenshot"

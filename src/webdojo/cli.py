@@ -101,6 +101,31 @@ def run(
 
 
 @app.command()
+def verify(
+    run_dir: Annotated[Path, typer.Argument(help="a run directory written by `webdojo run`")],
+    tasks: Annotated[
+        str | None, typer.Option(help="task spec (default: the one in the run's config.json)")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="print the agreement as JSON as the last stdout line")
+    ] = False,
+) -> None:
+    """Verify every stored episode again from its stored final state (no browser) and report
+    agreement with the stored rewards. Exit 1 when any reward disagrees."""
+    from webdojo.judges.reverify import reverify_run, reverify_table
+
+    try:
+        report = reverify_run(run_dir, tasks)
+    except WebdojoError as exc:
+        raise _fail(exc) from exc
+    console.print(reverify_table(report))
+    if as_json:
+        _emit_json(report.to_json())
+    if not report.ok:
+        raise typer.Exit(code=1)
+
+
+@app.command()
 def doctor(
     as_json: Annotated[bool, typer.Option("--json", help="print the findings as JSON")] = False,
 ) -> None:

@@ -36,6 +36,7 @@ The ``fault`` says who is to blame, which decides how a trainer should treat the
     │   └── InternalError              internal_error  (server: a bug, 500)
     ├── ConfigError                    fault=config
     │   ├── TaskFileError              bad_task_file
+    │   ├── RecordSchemaError          bad_record      (a stored record of a newer schema)
     │   ├── UnknownTask                unknown_task    (server: no such task id)
     │   ├── Unauthorized               unauthorized    (server: missing/wrong bearer token)
     │   └── InvalidRequest             invalid_request (server: malformed request body)
@@ -226,6 +227,13 @@ class ConfigError(WebdojoError):
 
 class TaskFileError(ConfigError):
     code = "bad_task_file"
+
+
+class RecordSchemaError(ConfigError):
+    """A stored trajectory record this webdojo cannot read: a newer ``schema_version``, or a
+    line that does not match the record model."""
+
+    code = "bad_record"
 
 
 class UnknownTask(ConfigError):

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from webdojo.store.run_store import EPISODES, STEPS, read_jsonl
+from webdojo.store.records import EpisodeRecord, StepRecord
+from webdojo.store.run_reader import read_episodes, read_run
+from webdojo.store.run_store import EPISODES, STEPS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -43,14 +45,26 @@ def test_scripted_default_policy_solves_every_builtin_task(tmp_path: Path) -> No
     assert set(summary["by_site"]) == {"admin", "booking", "forms", "login", "shop", "wiki"}
     assert all(v["success_rate"] == 1.0 for v in summary["by_difficulty"].values())
     assert summary["out"] == str(tmp_path / "run")
-    episodes = list(read_jsonl(tmp_path / "run" / EPISODES))
+    # every line of both files validates against the record models, as written
+    episodes = lines_as(tmp_path / "run" / EPISODES, EpisodeRecord)
+    steps = lines_as(tmp_path / "run" / STEPS, StepRecord)
     assert len(episodes) == summary["episodes"]
-    assert all(e["reward"] == 1.0 and e["fault"] is None for e in episodes)
-    steps = list(read_jsonl(tmp_path / "run" / STEPS))
-    assert sum(e["steps"] for e in episodes) == len(steps)
+    assert all(e.reward == 1.0 and e.fault is None and e.final_state for e in episodes)
+    assert sum(e.steps for e in episodes) == len(steps)
+    assert len(list(read_run(tmp_path / "run", strict=True).finished_steps())) == len(steps)
     for step in steps[:20]:
-        assert (tmp_path / "run" / step["screenshot"]).is_file()
+        assert step.screenshot is not None and (tmp_path / "run" / step.screenshot).is_file()
     assert (tmp_path / "run" / "report.html").is_file()
+    # every stored reward is confirmed from its stored final state, without a browser
+    agreement = last_json(webdojo("verify", str(tmp_path / "run"), "--json"))
+    assert agreement["episodes"] == len(episodes) == agreement["agree"]
+    assert agreement["disagree"] == []
+
+
+def lines_as(path: Path, model: type[EpisodeRecord] | type[StepRecord]) -> list:
+    """Each line of a JSONL file validated strictly, as stored on disk."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [model.model_validate_json(line, context={"stored": True}) for line in lines]
 
 
 def test_random_policy_does_much_worse(tmp_path: Path) -> None:
@@ -70,6 +84,9 @@ def test_random_policy_does_much_worse(tmp_path: Path) -> None:
     )
     assert summary["episodes"] == 12
     assert summary["success_rate"] is not None and summary["success_rate"] <= 0.25
+    agreement = last_json(webdojo("verify", str(tmp_path / "r"), "--json"))
+    scored = summary["episodes"] - sum(summary["faults"].values())
+    assert agreement["episodes"] == scored == agreement["agree"] and agreement["disagree"] == []
 
 
 def test_interrupted_run_resumes_without_losing_anything(tmp_path: Path) -> None:
@@ -88,13 +105,13 @@ def test_interrupted_run_resumes_without_losing_anything(tmp_path: Path) -> None
     ]
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 240
-    while time.monotonic() < deadline and len(list(read_jsonl(out / EPISODES))) < 3:
+    while time.monotonic() < deadline and len(read_episodes(out)) < 3:
         time.sleep(0.2)
     proc.send_signal(signal.SIGINT)
     proc.wait(timeout=60)
     before_episodes = (out / EPISODES).read_text()
     before_steps = (out / STEPS).read_text()
-    finished = {e["key"] for e in read_jsonl(out / EPISODES)}
+    finished = set(read_episodes(out))
     assert 3 <= len(finished) < 11
 
     summary = last_json(webdojo("run", "--tasks", "builtin:login", "--out", str(out), "--json"))
@@ -102,7 +119,7 @@ def test_interrupted_run_resumes_without_losing_anything(tmp_path: Path) -> None
     # append-only: everything written before the interruption is still there, byte for byte
     assert (out / EPISODES).read_text().startswith(before_episodes)
     assert (out / STEPS).read_text().startswith(before_steps)
-    rerun = [e["key"] for e in list(read_jsonl(out / EPISODES))[len(finished) :]]
+    rerun = [e.key for e in lines_as(out / EPISODES, EpisodeRecord)[len(finished) :]]
     assert not set(rerun) & finished  # finished episodes were skipped
 
 

@@ -15,6 +15,7 @@ from webdojo.policies.base import Decision, Policy, Step
 from webdojo.rollout.env_client import EnvClient, EnvSession
 from webdojo.rollout.episode import EpisodeSpec
 from webdojo.tasks.schema import Task
+from webdojo.tasks.verify import VerifyResult
 
 
 @dataclass
@@ -93,6 +94,10 @@ class _RecordingSession:
     async def final_state(self, answer: str | None) -> FinalState:
         with self.env.calls:
             return await self.inner.final_state(answer)
+
+    async def verify(self, task: Task, answer: str | None) -> tuple[FinalState, VerifyResult]:
+        with self.env.calls:
+            return await self.inner.verify(task, answer)
 
     async def aclose(self) -> None:
         self.env.log.add("close", self.number, -1)

@@ -77,10 +77,10 @@ async def test_simulated_episodes_are_real_and_verified(env, builtin, tmp_path: 
     policy = SimulatedVLMPolicy(seed=5, latency=LatencyModel(median_s=0.01, sigma=0.3))
     with RunStore(tmp_path) as store:
         records = await AsyncEngine(env, policy, store, EngineConfig(episodes=3)).run(specs)
-    assert len(records) == 6 and all(r["fault"] is None for r in records)
-    by_key = {r["key"]: r for r in records}
+    assert len(records) == 6 and all(r.fault is None for r in records)
+    by_key = {r.key: r for r in records}
     for spec in specs:
         plan, record = policy.plan(spec.task), by_key[spec.key]
-        assert record["steps"] == plan.horizon
+        assert record.steps == plan.horizon
         solved = plan.horizon >= len(spec.task.solution)
-        assert record["success"] is solved, (spec.key, plan, record["verifier"])
+        assert record.success is solved, (spec.key, plan, record.verifier)

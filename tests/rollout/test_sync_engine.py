@@ -38,7 +38,7 @@ async def test_a_batch_advances_in_lock_step(env, builtin, tmp_path: Path) -> No
             on_barrier=lambda b, k: barriers.append((b, k)),
         )
         records = await engine.run(specs_for(tasks))
-    assert all(r["success"] is True for r in records)
+    assert all(r.success is True for r in records)
     longest = max(len(t.solution) for t in tasks)
     assert barriers == [(0, k) for k in range(longest)]
     for k in range(longest - 1):
@@ -59,7 +59,7 @@ async def test_the_next_batch_waits_for_the_whole_batch(env, builtin, tmp_path: 
     with RunStore(tmp_path) as store:
         engine = SyncEngine(recording, ScriptedPolicy(), store, SyncConfig(batch_size=2))
         records = await engine.run(specs_for(tasks))
-    assert len(records) == 4 and all(r["success"] is True for r in records)
+    assert len(records) == 4 and all(r.success is True for r in records)
     opens = [i for i, (e, _, _) in enumerate(log.events) if e == "open"]
     closes = [(i, s) for i, (e, s, _) in enumerate(log.events) if e == "close"]
     first_batch_closed = max(i for i, s in closes if s in (0, 1))
@@ -74,6 +74,6 @@ async def test_a_faulty_member_leaves_the_batch(env, builtin, tmp_path: Path) ->
         records = await SyncEngine(env, policy, store, SyncConfig(batch_size=3)).run(
             specs_for(tasks)
         )
-    by_task = {r["task_id"]: r for r in records}
-    assert by_task[tasks[0].id]["fault"] == "infra" and by_task[tasks[0].id]["reward"] is None
-    assert all(by_task[t.id]["success"] is True for t in tasks[1:])
+    by_task = {r.task_id: r for r in records}
+    assert by_task[tasks[0].id].fault == "infra" and by_task[tasks[0].id].reward is None
+    assert all(by_task[t.id].success is True for t in tasks[1:])

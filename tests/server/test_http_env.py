@@ -18,7 +18,7 @@ from webdojo.rollout.http_env import HttpEnv
 from webdojo.rollout.run import RunConfig, plan_episodes, run_episodes
 from webdojo.store.run_store import RunStore
 from webdojo.tasks.loader import TaskSet
-from webdojo.tasks.schema import Task
+from webdojo.tasks.schema import Task, UrlCheck
 
 pytestmark = pytest.mark.browser
 OPTIONS = ObservationOptions(elements=True)
@@ -121,7 +121,7 @@ async def test_run_episodes_through_http_env(
     specs = plan_episodes(tasks, RunConfig())
     with RunStore(tmp_path) as store:
         records = await run_episodes(env, specs, make_policy("scripted"), store, concurrency=2)
-    assert sorted((r["task_id"], r["success"]) for r in records) == [
+    assert sorted((r.task_id, r.success) for r in records) == [
         ("shop.add-runner", True),
         ("wiki.skarn-height", True),
     ]
@@ -171,3 +171,21 @@ async def test_unreachable_server_is_an_infra_fault(builtin_tasks: TaskSet) -> N
         with pytest.raises(ServerUnavailable) as caught:
             await env.open(_task(builtin_tasks, "shop.add-runner"), OPTIONS)
     assert caught.value.fault.value == "infra" and caught.value.retryable
+
+
+async def test_the_server_verifies_once_and_the_client_keeps_its_verdict(
+    env: HttpEnv, builtin_tasks: TaskSet, tmp_path: Path
+) -> None:
+    """The final state is on the server, so the server verifies; the client records that
+    verdict and the state it read, and does not verify again with its own copy of the task."""
+    task = _task(builtin_tasks, "shop.add-runner")
+    # the client's copy of the task would fail every episode if the client verified
+    never = task.verifier.model_copy(
+        update={"checks": [UrlCheck(kind="url", op="contains", value="no-such-page")]}
+    )
+    local_copy = task.model_copy(update={"verifier": never})
+    specs = plan_episodes(TaskSet(tasks=[local_copy]), RunConfig())
+    with RunStore(tmp_path) as store:
+        (record,) = await run_episodes(env, specs, make_policy("scripted"), store, concurrency=1)
+    assert record.success is True and record.verifier is not None
+    assert record.final_state is not None and "shop.cart" in record.final_state.storage

@@ -78,8 +78,8 @@ async def test_full_episode_through_the_server_process(
             record = await run_episode(env, make_policy("scripted"), spec, store)  # type: ignore[arg-type]
     finally:
         await env.aclose()
-    assert record["outcome"] == "stopped", record
-    assert record["success"] is True, record["verifier"]
+    assert record.outcome == "stopped", record
+    assert record.success is True, record.verifier
     last = env.sessions[0].last
     assert last is not None and last.done and last.info.done_reason == "stop"
     assert last.info.verifier is not None and last.info.verifier["passed"] is True

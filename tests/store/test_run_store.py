@@ -6,29 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
+from record_builders import STOP, episode, step
 
 from webdojo.errors import ConfigError
-from webdojo.store.run_store import EPISODES, RunStore, finished_keys, latest_episodes, read_jsonl
+from webdojo.store.run_reader import finished_keys, read_episodes
+from webdojo.store.run_store import EPISODES, RunStore
 from webdojo.store.summary import summarize
-
-
-def episode(key: str, success: bool | None, fault: str | None = None, **extra: object) -> dict:
-    site, difficulty = extra.pop("site", "shop"), extra.pop("difficulty", 1)
-    return {
-        "key": key,
-        "episode": extra.pop("episode", key + "-e"),
-        "task_id": key.split("#")[0],
-        "site": site,
-        "difficulty": difficulty,
-        "level": "easy" if difficulty <= 3 else "medium",
-        "success": success,
-        "reward": None if success is None else float(success),
-        "fault": fault,
-        "error": {"code": "browser_closed", "fault": "infra", "message": "x"} if fault else None,
-        "steps": extra.pop("steps", 3),
-        "wall_s": 1.5,
-        **extra,
-    }
 
 
 def test_screenshots_are_content_addressed(tmp_path: Path) -> None:
@@ -47,13 +30,13 @@ def test_truncated_last_line_is_skipped_and_resume_appends(tmp_path: Path) -> No
         store.append_episode(episode("b#0", None, fault="infra"))
     with open(tmp_path / EPISODES, "a") as handle:
         handle.write('{"key": "c#0", "succ')  # the process died mid-write
-    assert [r["key"] for r in read_jsonl(tmp_path / EPISODES)] == ["a#0", "b#0"]
-    # infra-faulted episodes were never scored: a resume runs them again
+    assert list(read_episodes(tmp_path)) == ["a#0", "b#0"]
+    # faulted episodes were never scored: a resume runs them again
     assert finished_keys(tmp_path) == {"a#0"}
     with RunStore(tmp_path) as store:
         store.append_episode(episode("b#0", False))
     assert finished_keys(tmp_path) == {"a#0", "b#0"}
-    assert latest_episodes(tmp_path)["b#0"]["success"] is False
+    assert read_episodes(tmp_path)["b#0"].success is False
 
 
 def test_config_mismatch_on_resume_is_refused(tmp_path: Path) -> None:
@@ -62,32 +45,16 @@ def test_config_mismatch_on_resume_is_refused(tmp_path: Path) -> None:
         store.write_config({"tasks": "builtin", "policy": "scripted", "seed": 0, "limit": 3})
         with pytest.raises(ConfigError, match="policy"):
             store.write_config({"tasks": "builtin", "policy": "random", "seed": 0})
-    assert json.loads((tmp_path / "config.json").read_text())["format_version"] == 1
+    assert json.loads((tmp_path / "config.json").read_text())["format_version"] == 2
 
 
 def test_summary_counts_faults_apart_and_computes_repetition(tmp_path: Path) -> None:
     with RunStore(tmp_path) as store:
-        for i, (shot, nxt, kind) in enumerate(
-            [("s1", "s1", "click"), ("s1", "s2", "click"), ("s2", "s2", "stop")]
-        ):
-            store.append_step(
-                {
-                    "episode": "a#0-e",
-                    "step": i,
-                    "screenshot": shot,
-                    "next_screenshot": nxt,
-                    "action": {"type": kind},
-                }
-            )
-        store.append_step(
-            {
-                "episode": "stale",
-                "step": 0,
-                "screenshot": "x",
-                "next_screenshot": "x",
-                "action": {"type": "click"},
-            }
-        )
+        for i, (shot, nxt) in enumerate([("s1", "s1"), ("s1", "s2")]):
+            store.append_step(step("a#0-e", i, screenshot=shot, next_screenshot=nxt))
+        store.append_step(step("a#0-e", 2, screenshot="s2", next_screenshot="s2", action=STOP))
+        # an attempt cut off before its episode record: never counted
+        store.append_step(step("stale", 0, key="d#0", screenshot="x", next_screenshot="x"))
         store.append_episode(episode("a#0", True, steps=3))
         store.append_episode(episode("b#0", False, site="wiki", difficulty=5, steps=7))
         store.append_episode(episode("c#0", None, fault="infra", site="wiki", difficulty=5))

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import httpx
 import pytest
+from viewer_runs import latest_episodes
 
-from webdojo.store.run_store import latest_episodes
 from webdojo.viewer.app import create_app
 from webdojo.viewer.server import DEFAULT_HOST, ViewerServer
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 from playwright.async_api import Page, expect
+from viewer_runs import latest_episodes, read_jsonl
 
-from webdojo.store.run_store import latest_episodes, read_jsonl
+from webdojo.store.records import parse_step
 from webdojo.store.summary import summarize
 from webdojo.viewer.app import create_app
 from webdojo.viewer.server import ViewerServer
-from webdojo.viewer.views import is_repeat
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 IMAGE_LOADED = """() => { const img = document.querySelector('[data-testid="screenshot"]');
@@ -133,7 +133,7 @@ async def test_step_through_an_episode(
         if step.get("error"):
             await expect(page.get_by_test_id("step-error")).to_contain_text(step["error"]["code"])
         thumb = page.locator(f'.thumb[data-step="{i}"]')
-        assert (await thumb.locator(".flag.repeat").count() == 1) == is_repeat(step)
+        assert (await thumb.locator(".flag.repeat").count() == 1) == parse_step(step).repeated
         await expect(page.get_by_test_id("screenshot")).to_have_attribute(
             "src", f"runs/{rid}/files/{step['screenshot']}"
         )

@@ -7,12 +7,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from viewer_runs import latest_episodes, read_jsonl
 
-from webdojo.store.run_store import latest_episodes, read_jsonl
+from webdojo.store.records import parse_step
 from webdojo.store.summary import summarize
 from webdojo.viewer.compare import compare_runs
 from webdojo.viewer.runs import load_run
-from webdojo.viewer.views import episode_detail, episode_rows, is_repeat, overview, status_of
+from webdojo.viewer.views import episode_detail, episode_rows, overview, status_of
 
 pytestmark = pytest.mark.browser  # the run fixtures drive Chromium
 ALL_RUNS = pytest.mark.parametrize("run_name", ["scripted_run", "random_run", "edge_run"])
@@ -75,7 +76,7 @@ def test_episode_detail_follows_the_latest_attempt(
         assert detail is not None
         steps = [s for s in read_jsonl(root / "steps.jsonl") if s["episode"] == record["episode"]]
         assert [s["step"] for s in detail["steps"]] == [s["step"] for s in steps]
-        assert detail["repeats"] == sum(is_repeat(s) for s in steps)
+        assert detail["repeats"] == sum(parse_step(s).repeated for s in steps)
     assert episode_detail(run, "no-such-task#0") is None
 
 
@@ -148,7 +149,7 @@ def test_superseded_attempts_are_hidden(edge_run: Path) -> None:
     run = load_run(edge_run)
     assert run.superseded == 1  # and the cut-short attempt of another episode is hidden too
     assert any("earlier attempt(s)" in p for p in run.problems)
-    assert row["status"] == status_of(latest_episodes(edge_run)[first]) != "fault"
+    assert row["status"] == status_of(run.episodes[first]) != "fault"
 
 
 def test_run_with_steps_only(scripted_run: Path, tmp_path: Path) -> None:
@@ -176,19 +177,45 @@ def test_missing_screenshots_and_config(scripted_run: Path, tmp_path: Path) -> N
     assert any("instruction" in p for p in detail["problems"])
 
 
-def test_older_format_version(scripted_run: Path, tmp_path: Path) -> None:
+def as_v1(record: dict) -> dict:
+    """A stored line as webdojo 0.1 wrote it: no schema_version or final state, and free-form
+    JSON as JSON objects rather than JSON text."""
+    old = {k: v for k, v in record.items() if k not in ("schema_version", "final_state")}
+    if isinstance(old.get("memory"), str):
+        old["memory"] = json.loads(old["memory"])
+    if isinstance(old.get("error"), dict) and isinstance(old["error"].get("details"), str):
+        old["error"] = {**old["error"], "details": json.loads(old["error"]["details"])}
+    return old
+
+
+def test_a_run_written_by_webdojo_0_1_reads_the_same(scripted_run: Path, tmp_path: Path) -> None:
     root = copy_run(scripted_run, tmp_path / "run")
     config = json.loads((root / "config.json").read_text())
-    config["format_version"] = 0
-    (root / "config.json").write_text(json.dumps(config))
-    old = [{k: v for k, v in r.items() if k not in ("level", "difficulty", "site")}
-           for r in read_jsonl(root / "episodes.jsonl")]  # fmt: skip
-    (root / "episodes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in old))
+    (root / "config.json").write_text(json.dumps({**config, "format_version": 1}))
+    for name in ("episodes.jsonl", "steps.jsonl"):
+        old = [as_v1(r) for r in read_jsonl(root / name)]
+        (root / name).write_text("".join(json.dumps(r) + "\n" for r in old))
+    run, today = load_run(root), load_run(scripted_run)
+    assert not run.problems
+    assert overview(run)["totals"] == overview(today)["totals"]
+    assert episode_rows(run) == episode_rows(today)
+
+
+def test_newer_and_invalid_records_are_reported(scripted_run: Path, tmp_path: Path) -> None:
+    root = copy_run(scripted_run, tmp_path / "run")
+    lines = list(read_jsonl(root / "episodes.jsonl"))
+    broken = {k: v for k, v in lines[0].items() if k != "site"}
+    (root / "episodes.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in [broken, *lines[1:]])
+    )
     run = load_run(root)
-    assert any("format version 0" in p for p in run.problems)
-    data = overview(run)  # summarize() cannot read these records: the fallback does
-    assert data["totals"]["all_episodes"] == len(latest_episodes(root))
-    assert data["by_site"] and data["by_difficulty"]
+    assert any("1 invalid record(s)" in p and "site" in p for p in run.problems)
+    assert len(run.episodes) == len(lines) - 1 and overview(run)["episodes"]
+    newer = {**lines[0], "schema_version": 99}
+    (root / "episodes.jsonl").write_text(json.dumps(newer) + "\n")
+    run = load_run(root)
+    assert any("schema_version 99" in p for p in run.problems)
+    assert overview(run)["totals"]["all_episodes"] == 0
 
 
 def test_unloadable_task_set_is_reported(scripted_run: Path, tmp_path: Path) -> None:

@@ -15,9 +15,9 @@ import httpx
 import pytest
 from playwright.async_api import Page, expect
 from typer.testing import CliRunner
+from viewer_runs import latest_episodes
 
 from webdojo.cli import app
-from webdojo.store.run_store import latest_episodes
 from webdojo.store.summary import summarize
 from webdojo.viewer import write_report
 from webdojo.viewer.report import pick_examples

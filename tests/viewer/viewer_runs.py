@@ -13,12 +13,15 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from playwright.async_api import Page, async_playwright
 
+from webdojo.store.records import EpisodeRecord, StepRecord, parse_episode, parse_step
+from webdojo.store.run_reader import read_run
 from webdojo.store.run_store import RunStore
 
 CHROMIUM = "/usr/bin/chromium"
@@ -106,7 +109,7 @@ def _target(shots: Shots, element: str, ident: int, role: str, name: str) -> dic
     return {"id": ident, "role": role, "name": name, "box": box}
 
 
-def _step(key: str, uid: str, i: int, shot: str, nxt: str, action: Any, **extra: Any) -> dict:
+def _step(key: str, uid: str, i: int, shot: str, nxt: str, action: Any, **extra: Any) -> StepRecord:
     record = {
         "episode": uid, "key": key, "task_id": key.split("#")[0], "step": i,
         "url": f"http://127.0.0.1:8000/{key.split('.')[0]}/index.html", "title": "Hearth & Hue",
@@ -116,12 +119,12 @@ def _step(key: str, uid: str, i: int, shot: str, nxt: str, action: Any, **extra:
         "env_s": 0.05 + i / 100, "usage": {"prompt_tokens": 900 + i, "completion_tokens": 40},
     }  # fmt: skip
     record.update(extra)
-    return record
+    return parse_step(record)  # written as webdojo 0.1 wrote it (version 1), then upgraded
 
 
 def _episode(
     key: str, uid: str | None, site: str, difficulty: int, steps: int, **extra: Any
-) -> dict:
+) -> EpisodeRecord:
     level = "easy" if difficulty <= 3 else "medium"
     record = {
         "key": key, "episode": uid, "task_id": key.split("#")[0], "site": site,
@@ -131,7 +134,7 @@ def _episode(
         "reward": 1.0, "fault": None, "error": None, "started_at": time.time(), "wall_s": 1.5,
     }  # fmt: skip
     record.update(extra)
-    return record
+    return parse_episode(record)
 
 
 def uid() -> str:
@@ -192,3 +195,20 @@ async def build_run(root: Path, tasks: Path, policy: str = "scripted") -> Path:
         store.append_step(_step(key, d, 1, results, "screenshots/zz/missing.jpg", {
             "type": "press", "keys": "Enter"}))  # fmt: skip
     return root
+
+
+def latest_episodes(root: Path) -> dict[str, dict[str, Any]]:
+    """The latest record of each episode, as the viewer's API shows it (JSON)."""
+    return {
+        key: json.loads(json.dumps(record.model_dump(exclude={"final_state"})))
+        for key, record in read_run(root).episodes.items()
+    }
+
+
+def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    """The lines of a JSONL file as written, skipping a line cut short by a crash."""
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            yield json.loads(line)
+        except json.JSONDecodeError:
+            continue

@@ -26,6 +26,7 @@ from webdojo.observation import Observation, ObservationOptions
 from webdojo.rollout.engine_core import EngineStats
 from webdojo.rollout.episode import EpisodeSpec
 from webdojo.rollout.http_env import HttpEnv
+from webdojo.store.records import EpisodeRecord
 
 JPEG_QUALITY = 80
 SHOT = ObservationOptions(jpeg_quality=JPEG_QUALITY)  # a screenshot, as a VLM agent asks for
@@ -230,7 +231,7 @@ async def step_latency(
 
 
 class _Engine(Protocol):
-    async def run(self, specs: Sequence[EpisodeSpec]) -> list[dict[str, Any]]: ...
+    async def run(self, specs: Sequence[EpisodeSpec]) -> list[EpisodeRecord]: ...
     def stats(self) -> EngineStats: ...
 
 
@@ -290,14 +291,14 @@ async def rollout_leg(
     assert meter.usage is not None
     stats = engine.stats()
     steps = stats.env.durations.get("step", []) + stats.env.durations.get("observe", [])
-    scored = [r for r in records if r["success"] is not None]
+    scored = [r for r in records if r.success is not None]
     codes: dict[str, int] = {}
     examples: list[str] = []
     for record in records:
-        if record["error"]:
-            codes[record["error"]["code"]] = codes.get(record["error"]["code"], 0) + 1
+        if record.error is not None:
+            codes[record.error.code] = codes.get(record.error.code, 0) + 1
             if len(examples) < 3:
-                examples.append(f"{record['key']}: {record['error'].get('message', '')[:300]}")
+                examples.append(f"{record.key}: {record.error.message[:300]}")
     acts = stats.policy.durations.get("act", [])
     return RolloutLeg(
         name=name,
@@ -310,7 +311,7 @@ async def rollout_leg(
         step_p90_ms=ms(percentile(steps, 90)),
         env_wait_s=stats.env.wait_s,
         steady_steps_per_s=stats.steady_steps_per_s if kind[0] == "async" else None,
-        success_rate=round(sum(bool(r["success"]) for r in scored) / len(scored), 3)
+        success_rate=round(sum(bool(r.success) for r in scored) / len(scored), 3)
         if scored
         else None,
         faults=stats.faults,

@@ -15,6 +15,7 @@ from webdojo.models.config import ModelConfig
 from webdojo.policies import make_policy
 from webdojo.policies.base import Policy
 from webdojo.rollout.run import RunConfig, run_job
+from webdojo.store.records import EpisodeRecord
 from webdojo.store.summary import summarize
 from webdojo.store.tables import summary_tables
 from webdojo.tasks.loader import load_spec
@@ -101,12 +102,12 @@ async def _run_with_progress(
             if skipped:
                 console.print(f"resuming {config.out}: {skipped} episodes already finished")
 
-        def on_episode(record: dict[str, Any]) -> None:
-            if record["success"] is None:
+        def on_episode(record: EpisodeRecord) -> None:
+            if record.success is None:
                 counts["faults"] += 1
             else:
                 counts["scored"] += 1
-                counts["ok"] += bool(record["success"])
+                counts["ok"] += bool(record.success)
             progress.update(
                 bar, advance=1, ok=counts["ok"], scored=counts["scored"], faults=counts["faults"]
             )

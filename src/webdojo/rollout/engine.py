@@ -39,6 +39,7 @@ from webdojo.rollout.engine_core import (
 from webdojo.rollout.env_client import EnvClient
 from webdojo.rollout.episode import EpisodeSpec, run_episode
 from webdojo.rollout.limits import LimitStats
+from webdojo.store.records import EpisodeRecord
 from webdojo.store.run_store import RunStore
 
 __all__ = ["AsyncEngine", "EngineConfig", "EngineStats", "EpisodeHook", "StartHook", "pending"]
@@ -89,7 +90,7 @@ class AsyncEngine(EngineCore):
         self._first_end: float | None = None  # when the first episode ended
         self._drained: float | None = None  # when the last episode left the queue
 
-    async def run(self, specs: Sequence[EpisodeSpec]) -> list[dict[str, Any]]:
+    async def run(self, specs: Sequence[EpisodeSpec]) -> list[EpisodeRecord]:
         """Run every spec not already finished in the store; return the new records in the
         order the episodes ended."""
         todo = self._begin(specs)

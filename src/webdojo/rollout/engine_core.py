@@ -12,9 +12,11 @@ from webdojo.policies.base import Policy
 from webdojo.rollout.env_client import EnvClient
 from webdojo.rollout.episode import EpisodeSpec
 from webdojo.rollout.limits import LimitedEnv, LimitedPolicy, Limiter, LimitStats
-from webdojo.store.run_store import RunStore, finished_keys
+from webdojo.store.records import EpisodeRecord
+from webdojo.store.run_reader import finished_keys
+from webdojo.store.run_store import RunStore
 
-EpisodeHook = Callable[[dict[str, Any]], None]  # called with each episode record as it ends
+EpisodeHook = Callable[[EpisodeRecord], None]  # called with each episode record as it ends
 StartHook = Callable[[int, int], None]  # (episodes to run, episodes skipped as finished)
 
 
@@ -46,8 +48,8 @@ class EngineStats:
 
 
 def pending(specs: Sequence[EpisodeSpec], store: RunStore) -> list[EpisodeSpec]:
-    """The specs a resumed run still has to do: not finished in ``store`` (infra-faulted
-    episodes were never scored, so they count as not finished)."""
+    """The specs a resumed run still has to do: not finished in ``store`` (faulted episodes
+    were never scored, so they count as not finished)."""
     done = finished_keys(store.root)
     return [s for s in specs if s.key not in done]
 
@@ -76,7 +78,7 @@ class EngineCore:
         self.env_limit = Limiter("env", env_calls)
         self._policy = LimitedPolicy(policy, self.policy_limit)
         self._env = LimitedEnv(env, self.env_limit)
-        self._records: list[dict[str, Any]] = []
+        self._records: list[EpisodeRecord] = []
         self._started = 0.0
         self._wall_s = 0.0
 
@@ -89,11 +91,11 @@ class EngineCore:
         self._started = time.perf_counter()
         return todo
 
-    def _end_run(self) -> list[dict[str, Any]]:
+    def _end_run(self) -> list[EpisodeRecord]:
         self._wall_s = time.perf_counter() - self._started
         return list(self._records)
 
-    def _ended(self, record: dict[str, Any]) -> None:
+    def _ended(self, record: EpisodeRecord) -> None:
         self._records.append(record)
         if self.on_episode is not None:
             self.on_episode(record)
@@ -103,7 +105,7 @@ class EngineCore:
         return EngineStats(
             wall_s=self._wall_s,
             episodes=len(self._records),
-            faults=sum(1 for r in self._records if r["fault"] is not None),
+            faults=sum(1 for r in self._records if r.fault is not None),
             steps=sum(env.count(op) for op in STEP_OPS),
             policy=self.policy_limit.stats,
             env=env,

@@ -20,14 +20,20 @@ from webdojo.errors import BrowserClosed, WebdojoError
 from webdojo.observation import FinalState, Observation, ObservationOptions
 from webdojo.sites.server import SiteServer
 from webdojo.tasks.schema import Task
+from webdojo.tasks.verify import VerifyResult, verify
 
 
 class EnvSession(Protocol):
-    """One episode's environment."""
+    """One episode's environment.
+
+    ``verify`` ends the episode's observation of the page: it reads the final state with the
+    agent's answer and runs the task's verifier on it, once, where the final state is (here
+    for local browsers; on the server for ``HttpEnv``, whose verdict the client uses)."""
 
     async def observe(self, options: ObservationOptions) -> Observation: ...
     async def step(self, action: Action, options: ObservationOptions) -> Observation: ...
     async def final_state(self, answer: str | None) -> FinalState: ...
+    async def verify(self, task: Task, answer: str | None) -> tuple[FinalState, VerifyResult]: ...
     async def aclose(self) -> None: ...
 
 
@@ -56,6 +62,10 @@ class _LocalSession:
 
     async def final_state(self, answer: str | None) -> FinalState:
         return await self.inner.final_state(answer)
+
+    async def verify(self, task: Task, answer: str | None) -> tuple[FinalState, VerifyResult]:
+        final = await self.inner.final_state(answer)
+        return final, verify(task, final)
 
     async def aclose(self) -> None:
         with contextlib.suppress(BrowserClosed):

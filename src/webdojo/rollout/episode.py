@@ -9,8 +9,13 @@ Records are written as they happen (each step as it ends, the episode at the end
 interrupted run keeps every step it took. Faults are classified, never silently scored:
 
 * agent faults (unparseable text, invalid action) are shown to the model and the episode goes on;
-* an env fault at the start page, or an infra fault anywhere, ends the episode with
-  ``fault`` set and ``reward`` None, so that trainers can drop it instead of scoring it 0.
+* an env fault at the start page, an infra fault anywhere, or a step whose page crashed (the
+  rules of ``webdojo.tasks.episode_rules``) ends the episode with ``fault`` set and ``reward``
+  None, so that trainers can drop it instead of scoring it 0.
+
+Verification happens once, where the final state is: the session's ``verify`` (in this
+process for local browsers, on the server for ``HttpEnv``). The record keeps that final state
+so that ``webdojo verify`` can check the reward again without a browser.
 """
 
 from __future__ import annotations
@@ -20,16 +25,24 @@ import time
 import uuid
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
 from webdojo.actions import Action, Stop
 from webdojo.errors import Fault, StateError, WebdojoError
-from webdojo.observation import ErrorInfo, Observation, ObservationOptions
+from webdojo.observation import ErrorInfo, FinalState, Observation, ObservationOptions
 from webdojo.policies.base import Decision, Policy, Step
 from webdojo.rollout.env_client import EnvClient, EnvSession
+from webdojo.store.records import (
+    EpisodeRecord,
+    ErrorRecord,
+    StepRecord,
+    StoredFinalState,
+    Target,
+    Verdict,
+)
 from webdojo.store.run_store import RunStore
+from webdojo.tasks.episode_rules import EndReason, episode_end
 from webdojo.tasks.schema import Task
-from webdojo.tasks.verify import VerifyResult, verify
+from webdojo.tasks.verify import VerifyResult
 
 
 @dataclass(frozen=True)
@@ -58,7 +71,8 @@ class EpisodeRun:
         self.uid = uuid.uuid4().hex[:12]
         self.history: list[Step] = []
         self.answer: str | None = None
-        self.outcome: str | None = None  # stopped | step_cap once OVER
+        self.outcome: EndReason | None = None  # set once OVER
+        self.fatal: ErrorInfo | None = None  # the step error that ended it as a fault
         self.state = EpisodeState.NEW
         self.options: ObservationOptions = policy.observation_options()
         self.session: EnvSession | None = None
@@ -77,8 +91,10 @@ class EpisodeRun:
         self._require(EpisodeState.NEW)
         self.session, self.obs = await env.open(self.spec.task, self.options)
         self.url = self.obs.url
-        self.state = EpisodeState.RUNNING if self.spec.max_steps > 0 else EpisodeState.OVER
-        self.outcome = None if self.running else "step_cap"
+        self.state = EpisodeState.RUNNING
+        reason = episode_end(max_steps=self.spec.max_steps, steps_taken=0, action=None, error=None)
+        if reason is not None:
+            self._end(reason)
 
     async def decide(self) -> Decision:
         self._require(EpisodeState.RUNNING)
@@ -99,26 +115,38 @@ class EpisodeRun:
             after = await self.session.step(decision.action, self.options)
         self._record_step(self.obs, decision, after, time.perf_counter() - started)
         self.obs, self.url = after, after.url
-        if isinstance(decision.action, Stop) and after.last_error is None:
+        error = decision.error or after.last_error
+        reason = episode_end(
+            max_steps=self.spec.max_steps,
+            steps_taken=len(self.history),
+            action=decision.action,
+            error=error,
+        )
+        if reason is EndReason.STOPPED and isinstance(decision.action, Stop):
             self.answer = decision.action.answer
-            self._end("stopped")
-        elif len(self.history) >= self.spec.max_steps:
-            self._end("step_cap")
+        if reason is EndReason.FAULT:
+            self.fatal = error
+        if reason is not None:
+            self._end(reason)
 
-    async def finish(self) -> dict[str, Any]:
-        """Read the final state, verify, record the episode, close the session."""
+    async def finish(self) -> EpisodeRecord:
+        """Verify the final state (where it is: see ``EnvSession.verify``), record the
+        episode, close the session. An episode ended by a fatal step error is a fault."""
         self._require(EpisodeState.OVER)
         assert self.session is not None and self.outcome is not None
-        final = await self.session.final_state(self.answer)
-        record = self._record_end(self.outcome, verify(self.spec.task, final), None, final.url)
+        if self.fatal is not None:
+            record = self._record_end(EndReason.FAULT, None, None, self.fatal, self.url)
+        else:
+            final, verdict = await self.session.verify(self.spec.task, self.answer)
+            record = self._record_end(self.outcome, verdict, final, None, final.url)
         await self._close()
         return record
 
-    async def fail(self, exc: BaseException) -> dict[str, Any]:
+    async def fail(self, exc: BaseException) -> EpisodeRecord:
         """Record the exception that ended the episode as a fault, close the session."""
         if self.state is EpisodeState.RECORDED:
             raise StateError(f"episode {self.spec.key} is already recorded") from exc
-        record = self._record_end("fault", None, fault_info(exc), self.url)
+        record = self._record_end(EndReason.FAULT, None, None, fault_info(exc), self.url)
         await self._close()
         return record
 
@@ -128,7 +156,7 @@ class EpisodeRun:
         if self.state is not state:
             raise StateError(f"episode {self.spec.key} is {self.state.value}, not {state.value}")
 
-    def _end(self, outcome: str) -> None:
+    def _end(self, outcome: EndReason) -> None:
         self.outcome = outcome
         self.state = EpisodeState.OVER
 
@@ -151,38 +179,37 @@ class EpisodeRun:
         self, obs: Observation, decision: Decision, after: Observation, env_s: float
     ) -> None:
         index = len(self.history)
-        error = decision.error or after.last_error
-        self.store.append_step(
-            {
-                "episode": self.uid,
-                "key": self.spec.key,
-                "task_id": self.spec.task.id,
-                "step": index,
-                "url": obs.url,
-                "title": obs.title,
-                "viewport": [obs.viewport_width, obs.viewport_height],
-                "text": decision.text,
-                "action": None
-                if decision.action is None
-                else decision.action.model_dump(mode="json"),
-                "target": _target_of(obs, decision.action),
-                "memory": decision.memory,
-                "error": None
-                if error is None
-                else error.model_dump(mode="json", exclude_none=True),
-                "dialogs": after.dialogs,
-                "screenshot": self._shot(obs),
-                "next_screenshot": self._shot(after),
-                "policy_s": round(decision.latency_s, 4),
-                "env_s": round(env_s, 4),
-                "usage": decision.usage,
-            }
+        record = StepRecord(
+            episode=self.uid,
+            key=self.spec.key,
+            task_id=self.spec.task.id,
+            step=index,
+            url=obs.url,
+            title=obs.title,
+            viewport=(obs.viewport_width, obs.viewport_height),
+            text=decision.text,
+            action=decision.action,
+            target=_target_of(obs, decision.action),
+            memory=decision.memory,
+            error=ErrorRecord.of(decision.error or after.last_error),
+            dialogs=after.dialogs,
+            screenshot=self._shot(obs),
+            next_screenshot=self._shot(after),
+            policy_s=round(decision.latency_s, 4),
+            env_s=round(env_s, 4),
+            usage=decision.usage,
         )
+        self.store.append_step(record)
         self.history.append(Step(index=index, observation=obs, decision=decision))
 
     def _record_end(
-        self, outcome: str, verdict: VerifyResult | None, fault: ErrorInfo | None, url: str
-    ) -> dict[str, Any]:
+        self,
+        outcome: EndReason,
+        verdict: VerifyResult | None,
+        final: FinalState | None,
+        fault: ErrorInfo | None,
+        url: str,
+    ) -> EpisodeRecord:
         record = episode_record(
             self.spec,
             self.policy.name,
@@ -192,6 +219,7 @@ class EpisodeRun:
             answer=self.answer,
             final_url=url,
             verdict=verdict,
+            final=final,
             fault=fault,
             started_at=self.started_at,
             wall_s=time.perf_counter() - self.started,
@@ -205,44 +233,46 @@ def episode_record(
     spec: EpisodeSpec,
     policy_name: str,
     *,
-    outcome: str,
+    outcome: EndReason,
     uid: str | None,
     steps: int,
     answer: str | None,
     final_url: str,
     verdict: VerifyResult | None,
+    final: FinalState | None = None,
     fault: ErrorInfo | None,
     started_at: float,
     wall_s: float,
-) -> dict[str, Any]:
+) -> EpisodeRecord:
     """The per-episode record. ``reward`` is None whenever the episode was not verified."""
     task = spec.task
     passed = None if verdict is None else verdict.passed
-    return {
-        "key": spec.key,
-        "episode": uid,
-        "task_id": task.id,
-        "site": task.site,
-        "difficulty": task.difficulty,
-        "level": task.level,
-        "policy": policy_name,
-        "outcome": outcome,  # stopped | step_cap | fault
-        "steps": steps,
-        "answer": answer,
-        "final_url": final_url,
-        "verifier": None if verdict is None else verdict.to_dict(),
-        "success": passed,
-        "reward": None if passed is None else float(passed),
-        "fault": None if fault is None else fault.fault,
-        "error": None if fault is None else fault.model_dump(mode="json", exclude_none=True),
-        "started_at": started_at,
-        "wall_s": round(wall_s, 3),
-    }
+    return EpisodeRecord(
+        key=spec.key,
+        episode=uid,
+        task_id=task.id,
+        site=task.site,
+        difficulty=task.difficulty or 1,  # set from the rubric when the task loads
+        level=task.level,
+        policy=policy_name,
+        outcome=outcome,
+        steps=steps,
+        answer=answer,
+        final_url=final_url,
+        verifier=None if verdict is None else Verdict(**verdict.to_dict()),
+        success=passed,
+        reward=None if passed is None else float(passed),
+        fault=None if fault is None else fault.fault,
+        error=ErrorRecord.of(fault),
+        final_state=None if final is None else StoredFinalState.of(final),
+        started_at=started_at,
+        wall_s=round(wall_s, 3),
+    )
 
 
 async def run_episode(
     env: EnvClient, policy: Policy, spec: EpisodeSpec, store: RunStore
-) -> dict[str, Any]:
+) -> EpisodeRecord:
     """Run one episode to the end and return its episode record (also appended to the store).
 
     Never raises for env/infra faults (nor for a bug in a policy): they end the episode with
@@ -270,15 +300,10 @@ def fault_info(exc: BaseException) -> ErrorInfo:
     )
 
 
-def _target_of(obs: Observation, action: Action | None) -> dict[str, Any] | None:
+def _target_of(obs: Observation, action: Action | None) -> Target | None:
     """The element an element action aimed at, with its box, so viewers can draw it."""
     element_id = getattr(action, "element", None)
     element = None if element_id is None else obs.find_element(element_id)
     if element is None:
         return None
-    return {
-        "id": element.id,
-        "role": element.role,
-        "name": element.name,
-        "box": element.box.model_dump(),
-    }
+    return Target(id=element.id, role=element.role, name=element.name, box=element.box)

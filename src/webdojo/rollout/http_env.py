@@ -56,6 +56,7 @@ from webdojo.server.protocol import (
 )
 from webdojo.server.transport import JSON, MSGPACK, decode
 from webdojo.tasks.schema import Task
+from webdojo.tasks.verify import VerifyResult
 
 M = TypeVar("M", bound=BaseModel)
 _CODES = all_codes()
@@ -248,6 +249,19 @@ class HttpSession:
         if info is not None and info.final_state is not None and info.answer == answer:
             return info.final_state
         return (await self.final_state_verified(answer)).final_state
+
+    async def verify(self, task: Task, answer: str | None) -> tuple[FinalState, VerifyResult]:
+        """The server's final state and verdict: it verified where the page is (at the step
+        that ended the episode, else now), so the client does not verify again."""
+        info = None if self.last is None else self.last.info
+        if info is not None and info.final_state is not None and info.answer == answer:
+            final, verdict = info.final_state, info.verifier
+        else:
+            response = await self.final_state_verified(answer)
+            final, verdict = response.final_state, response.verifier
+        if verdict is None:
+            raise InternalError(f"the server did not verify session {self.id} (task {task.id})")
+        return final, VerifyResult(passed=bool(verdict["passed"]), reasons=verdict["reasons"])
 
     async def final_state_verified(self, answer: str | None) -> FinalStateResponse:
         """The final state and, for a task session, the server's verifier result."""

@@ -26,6 +26,7 @@ from webdojo.observation import FinalState, Observation, ObservationOptions
 from webdojo.policies.base import Decision, Policy, Step
 from webdojo.rollout.env_client import EnvClient, EnvSession
 from webdojo.tasks.schema import Task
+from webdojo.tasks.verify import VerifyResult
 
 
 @dataclass
@@ -134,6 +135,10 @@ class _LimitedSession:
     async def final_state(self, answer: str | None) -> FinalState:
         async with self.limiter.slot("final_state"):
             return await self.inner.final_state(answer)
+
+    async def verify(self, task: Task, answer: str | None) -> tuple[FinalState, VerifyResult]:
+        async with self.limiter.slot("final_state"):
+            return await self.inner.verify(task, answer)
 
     async def aclose(self) -> None:
         async with self.limiter.slot("close"):

@@ -19,6 +19,7 @@ from webdojo.rollout.env_client import EnvClient, InProcessEnv
 from webdojo.rollout.episode import EpisodeSpec
 from webdojo.rollout.http_env import HttpEnv
 from webdojo.sites.server import SiteServer
+from webdojo.store.records import EpisodeRecord
 from webdojo.store.run_store import RunStore
 from webdojo.tasks.loader import TaskSet
 
@@ -38,7 +39,7 @@ class RunConfig:
     token: str | None = field(default=None, repr=False)  # the server's bearer token
 
 
-ProgressHook = Callable[[dict[str, Any]], None]
+ProgressHook = Callable[[EpisodeRecord], None]
 
 
 def plan_episodes(task_set: TaskSet, config: RunConfig) -> list[EpisodeSpec]:
@@ -56,7 +57,7 @@ async def run_job(
     policy: Policy,
     on_episode: ProgressHook | None = None,
     on_start: Callable[[int, int], None] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[EpisodeRecord]:
     """Run every planned episode not already finished in ``config.out``; return new records."""
     root = Path(config.out)
     session = SessionOptions(viewport_width=config.viewport[0], viewport_height=config.viewport[1])
@@ -87,7 +88,7 @@ async def run_episodes(
     store: RunStore,
     concurrency: int,
     on_episode: ProgressHook | None = None,
-) -> list[dict[str, Any]]:
+) -> list[EpisodeRecord]:
     """``concurrency`` slots over ``specs`` (finished keys in ``store`` are skipped): the async
     engine with no separate policy/env limits."""
     engine = AsyncEngine(

@@ -22,12 +22,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from webdojo.policies.base import Decision, Policy
 from webdojo.rollout.engine_core import EngineCore, EpisodeHook, StartHook
 from webdojo.rollout.env_client import EnvClient
 from webdojo.rollout.episode import EpisodeRun, EpisodeSpec, EpisodeState
+from webdojo.store.records import EpisodeRecord
 from webdojo.store.run_store import RunStore
 
 BarrierHook = Callable[[int, int], None]  # (batch index, step index) after a step's env burst
@@ -69,7 +69,7 @@ class SyncEngine(EngineCore):
         )
         self.on_barrier = on_barrier
 
-    async def run(self, specs: Sequence[EpisodeSpec]) -> list[dict[str, Any]]:
+    async def run(self, specs: Sequence[EpisodeSpec]) -> list[EpisodeRecord]:
         todo = self._begin(specs)
         try:
             size = self.config.batch_size

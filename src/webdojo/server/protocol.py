@@ -81,7 +81,9 @@ class StepInfo(_Wire):
     answer: str | None = None  # set when the action was stop
     final_state: FinalState | None = None  # captured when done, for client-side verifiers
     verifier: dict[str, Any] | None = None  # {"passed", "reasons"} when created from a task id
-    done_reason: str | None = None  # why done: "stop" | "step_cap" (the task's max_steps)
+    # why done: "stop" | "step_cap" (the task's max_steps) | "fault" (the page crashed or
+    # the session was lost: no final state, no verdict; never score it)
+    done_reason: str | None = None
     timings_ms: dict[str, float] = Field(default_factory=dict)
 
 

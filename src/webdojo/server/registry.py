@@ -106,9 +106,6 @@ class SessionRecord:
             self.state = SessionState.DONE
             self.final = response.info.final_state
 
-    def at_cap(self, step_index: int) -> bool:
-        return self.max_steps is not None and step_index + 1 >= self.max_steps
-
 
 class Registry:
     """Sessions by id, with admission control and idle leases."""

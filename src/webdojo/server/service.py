@@ -42,6 +42,7 @@ from webdojo.server.protocol import (
 )
 from webdojo.server.registry import Registry, SessionRecord, SessionState
 from webdojo.sites.server import SiteServer
+from webdojo.tasks.episode_rules import EndReason, episode_end
 from webdojo.tasks.loader import TaskSet
 from webdojo.tasks.schema import Task
 from webdojo.tasks.verify import verify
@@ -160,8 +161,15 @@ class SessionService:
             action=None if action is None else action.model_dump(mode="json"),
             parse_error=parse_error,
         )
-        reason = _done_reason(action, obs, record.at_cap(req.step_index))
-        if reason is not None:
+        reason = episode_end(
+            max_steps=record.max_steps,
+            steps_taken=req.step_index + 1,
+            action=action,
+            error=parse_error or obs.last_error,
+        )
+        if reason is EndReason.FAULT:  # nothing to verify: the episode is never scored
+            info = info.model_copy(update={"done_reason": reason.value})
+        elif reason is not None:
             answer = action.answer if isinstance(action, Stop) else None
             final, verdict = await self._final(record, answer)
             info = info.model_copy(
@@ -169,7 +177,7 @@ class SessionService:
                     "answer": answer,
                     "final_state": final,
                     "verifier": verdict,
-                    "done_reason": reason,
+                    "done_reason": _WIRE_REASON.get(reason, reason.value),
                 }
             )
         timings["server"] = _ms(started)
@@ -251,11 +259,8 @@ class SessionService:
             raise
 
 
-def _done_reason(action: Action | None, obs: Observation, at_cap: bool) -> str | None:
-    # the same rule as run_episode: a stop counts when it went through without an error
-    if isinstance(action, Stop) and obs.last_error is None:
-        return "stop"
-    return "step_cap" if at_cap else None
+# the wire protocol has said "stop" since version 1; the records say "stopped"
+_WIRE_REASON = {EndReason.STOPPED: "stop"}
 
 
 async def _close_in_pool(pool: Pool, session_id: str) -> None:

@@ -29,6 +29,7 @@ from webdojo.policies.scripted import ScriptedPolicy
 from webdojo.rollout.env_client import InProcessEnv
 from webdojo.rollout.episode import EpisodeSpec, run_episode
 from webdojo.sites.server import SiteServer
+from webdojo.store.records import EpisodeRecord
 from webdojo.store.run_store import RunStore
 from webdojo.tasks.loader import TaskSet, load_spec
 from webdojo.tasks.schema import Task
@@ -173,15 +174,15 @@ async def check_task(
     )
     if references:
         reference = await _replay(env, store, task, ScriptedPolicy(screenshot=False))
-        result.reference_passed = reference.get("success") is True
-        result.reference_steps = reference["steps"]
+        result.reference_passed = reference.success is True
+        result.reference_steps = reference.steps
         if not result.reference_passed:
             result.problems.append("reference solution failed: " + _why(reference))
     if not task.wrong_solutions:
         result.problems.append("no wrong solution: add one to show that the verifier can fail")
     for index in range(len(task.wrong_solutions)):
         wrong = await _replay(env, store, task, ScriptedPolicy(wrong_index=index, screenshot=False))
-        rejected = wrong.get("success") is False
+        rejected = wrong.success is False
         result.wrong_rejected.append(rejected)
         if not rejected:
             result.problems.append(f"wrong solution {index} was not rejected: " + _why(wrong))
@@ -190,17 +191,17 @@ async def check_task(
 
 async def _replay(
     env: InProcessEnv, store: RunStore, task: Task, policy: ScriptedPolicy
-) -> dict[str, Any]:
+) -> EpisodeRecord:
     spec = EpisodeSpec(task=task, key=task.id, max_steps=task.max_steps)
     return await run_episode(env, policy, spec, store)
 
 
-def _why(record: dict[str, Any]) -> str:
-    if record.get("error"):
-        return f"{record['error']['code']}: {record['error']['message']}"
-    verifier = record.get("verifier") or {}
-    failed = [r for r in verifier.get("reasons", []) if r.startswith("fail")]
-    return "; ".join(failed) or f"outcome {record.get('outcome')}"
+def _why(record: EpisodeRecord) -> str:
+    if record.error is not None:
+        return f"{record.error.code}: {record.error.message}"
+    reasons = [] if record.verifier is None else record.verifier.reasons
+    failed = [r for r in reasons if r.startswith("fail")]
+    return "; ".join(failed) or f"outcome {record.outcome.value}"
 
 
 def render_report(report: CheckReport, console: Console) -> None:

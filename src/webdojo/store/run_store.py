@@ -1,16 +1,16 @@
 """The trajectory store: one directory per run, append-only, resumable.
 
-Layout (``FORMAT_VERSION`` 1)::
+Layout (``FORMAT_VERSION`` 2)::
 
     DIR/config.json        how the run was started (written once; checked on resume)
-    DIR/steps.jsonl        one line per step, appended as the step happens
-    DIR/episodes.jsonl     one line per finished episode
+    DIR/steps.jsonl        one ``StepRecord`` per line, appended as the step happens
+    DIR/episodes.jsonl     one ``EpisodeRecord`` per finished attempt
     DIR/screenshots/ab/abcdef...e.jpg   content-addressed (sha256 of the bytes)
 
 Nothing is ever rewritten. An interrupted run leaves at worst a truncated last line, which
 readers skip. Resuming appends to the same files: episodes already finished are skipped, and
-infrastructure-faulted ones are run again (they were never scored). Readers take the latest
-record per episode key.
+faulted ones are run again (they were never scored). ``webdojo.store.run_reader`` reads it
+back (the latest record per episode key); the record models are in ``webdojo.store.records``.
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from webdojo.errors import ConfigError
+from webdojo.store.records import EpisodeRecord, StepRecord, to_line
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # of the directory layout; each record line has its own schema_version
 CONFIG = "config.json"
 STEPS = "steps.jsonl"
 EPISODES = "episodes.jsonl"
@@ -70,16 +70,16 @@ class RunStore:
             _write_atomic(path, data)
         return rel
 
-    def append_step(self, record: dict[str, Any]) -> None:
+    def append_step(self, record: StepRecord) -> None:
         self._append(self._steps, record, durable=False)
 
-    def append_episode(self, record: dict[str, Any]) -> None:
+    def append_episode(self, record: EpisodeRecord) -> None:
         # Steps are flushed but only synced here: an episode line implies its steps are on disk.
         os.fsync(self._steps.fileno())
         self._append(self._episodes, record, durable=True)
 
-    def _append(self, handle: IO[str], record: dict[str, Any], durable: bool) -> None:
-        handle.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+    def _append(self, handle: IO[str], record: StepRecord | EpisodeRecord, durable: bool) -> None:
+        handle.write(to_line(record) + "\n")
         handle.flush()
         if durable:
             os.fsync(handle.fileno())
@@ -96,31 +96,13 @@ class RunStore:
         self.close()
 
 
-# --- reading ------------------------------------------------------------------------------
-
-
-def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
-    """Records of a JSONL file; a truncated or corrupt line (an interrupted write) is skipped."""
-    if not path.exists():
-        return
-    with open(path, encoding="utf-8") as handle:
-        for line in handle:
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(record, dict):
-                yield record
-
-
-def latest_episodes(root: Path) -> dict[str, dict[str, Any]]:
-    """The last record of each episode key in a run directory."""
-    return {rec["key"]: rec for rec in read_jsonl(root / EPISODES) if "key" in rec}
-
-
-def finished_keys(root: Path) -> set[str]:
-    """Episode keys that a resumed run should skip: everything not lost to an infra fault."""
-    return {k for k, rec in latest_episodes(root).items() if rec.get("fault") != "infra"}
+def read_config(root: Path) -> dict[str, Any] | None:
+    """A run's ``config.json``; None when it is missing, unreadable or not a JSON object."""
+    try:
+        config = json.loads((root / CONFIG).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return config if isinstance(config, dict) else None
 
 
 def _open_for_append(path: Path) -> IO[str]:

@@ -12,7 +12,8 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from webdojo.store.run_store import STEPS, latest_episodes, read_jsonl
+from webdojo.store.records import EpisodeRecord
+from webdojo.store.run_reader import StoredRun, read_run
 
 
 @dataclass
@@ -22,13 +23,13 @@ class Bucket:
     faults: int = 0  # episodes that ended in an env/infra fault (unscored)
     steps: list[int] = field(default_factory=list)
 
-    def add(self, record: dict[str, Any]) -> None:
-        if record.get("success") is None:
+    def add(self, record: EpisodeRecord) -> None:
+        if record.success is None:
             self.faults += 1
             return
         self.episodes += 1
-        self.successes += bool(record["success"])
-        self.steps.append(int(record.get("steps", 0)))
+        self.successes += record.success
+        self.steps.append(record.steps)
 
     @property
     def success_rate(self) -> float | None:
@@ -83,8 +84,10 @@ class RunSummary:
 LEVEL_ORDER = ("easy", "medium", "hard")
 
 
-def summarize(root: Path) -> RunSummary:
-    records = list(latest_episodes(root).values())
+def summarize(root: Path | StoredRun) -> RunSummary:
+    """The summary of a run directory (or of its records, already read)."""
+    run = root if isinstance(root, StoredRun) else read_run(root)
+    records = list(run.episodes.values())
     overall = Bucket()
     by_site: defaultdict[str, Bucket] = defaultdict(Bucket)
     by_diff: defaultdict[int, Bucket] = defaultdict(Bucket)
@@ -93,36 +96,35 @@ def summarize(root: Path) -> RunSummary:
     for rec in records:
         for bucket in (
             overall,
-            by_site[rec["site"]],
-            by_diff[rec["difficulty"]],
-            by_level[rec["level"]],
+            by_site[rec.site],
+            by_diff[rec.difficulty],
+            by_level[rec.level],
         ):
             bucket.add(rec)
-        if rec.get("error"):
-            fault_codes[rec["error"]["code"]] += 1
-    repeated, total = repetition(root, {r["episode"] for r in records})
+        if rec.error is not None:
+            fault_codes[rec.error.code] += 1
+    repeated, total = repetition(run)
     return RunSummary(
-        out=str(root),
+        out=str(run.root),
         overall=overall,
         by_site=dict(by_site),
         by_difficulty=dict(by_diff),
         by_level={k: v for k, v in by_level.items() if v.episodes or v.faults},
         repeated_steps=repeated,
         total_steps=total,
-        wall_s=sum(float(r.get("wall_s", 0.0)) for r in records),
+        wall_s=sum(r.wall_s for r in records),
         fault_codes=dict(fault_codes),
     )
 
 
-def repetition(root: Path, episodes: set[str | None]) -> tuple[int, int]:
-    """WebGym's repetition statistic over the episodes kept: steps whose screenshot did not
-    change. Steps of superseded attempts (before a resume) are left out."""
+def repetition(run: StoredRun) -> tuple[int, int]:
+    """WebGym's repetition statistic over finished episodes: steps whose screenshot did not
+    change (``StepRecord.repeated``), out of steps with a screenshot that were not a stop
+    (stopping never changes the page; counting it would inflate the share)."""
     repeated = total = 0
-    for step in read_jsonl(root / STEPS):
-        if step.get("episode") not in episodes or step.get("screenshot") is None:
+    for step in run.finished_steps():
+        if step.screenshot is None or (step.action is not None and step.action.type == "stop"):
             continue
-        if (step.get("action") or {}).get("type") == "stop":
-            continue  # stopping never changes the page; counting it would inflate the share
         total += 1
-        repeated += step["screenshot"] == step.get("next_screenshot")
+        repeated += step.repeated
     return repeated, total

@@ -11,7 +11,9 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-NORM_RANGE = 1000  # see webdojo.actions.NORM_RANGE
+from webdojo.actions import Action, PointerAction, scale_point
+from webdojo.store.records import Target
+
 POINTER = {"click", "double_click", "hover", "type", "scroll", "select"}
 ARROWS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
 COLORS = {
@@ -24,92 +26,69 @@ COLORS = {
 }
 
 
-def to_pixels(x: float, y: float, space: Any, viewport: tuple[int, int]) -> tuple[float, float]:
-    """A recorded point in viewport pixels (0-1000 normalized points are scaled)."""
-    if space == "norm1000":
-        return x * viewport[0] / NORM_RANGE, y * viewport[1] / NORM_RANGE
-    return x, y
-
-
-def _num(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def _box(target: Any) -> dict[str, float] | None:
-    box = target.get("box") if isinstance(target, dict) else None
-    if not isinstance(box, dict):
-        return None
-    values = {k: _num(box.get(k)) for k in ("x", "y", "width", "height")}
-    if any(v is None for v in values.values()):
-        return None
-    return {k: float(v or 0.0) for k, v in values.items()}
-
-
 def _short(text: str, limit: int = 60) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def describe_action(action: Any) -> str:
-    """A one-line rendering such as ``click(element=5)`` or ``type(text='lamp', enter=True)``."""
-    if not isinstance(action, dict):
+def describe_action(action: Action | None) -> str:
+    """A one-line rendering such as ``click(element=5)`` (the action's own ``describe``)."""
+    if action is None:
         return "(no action: the model's text could not be parsed)"
-    fields = {k: v for k, v in action.items() if k not in ("type", "space") and v is not None}
-    if action.get("space") == "norm1000" and "x" in fields:
-        fields["space"] = "norm1000"
-    args = ", ".join(f"{k}={v!r}" for k, v in fields.items())
-    return f"{action.get('type', '?')}({args})"
+    return action.describe()
 
 
-def _label(action: dict[str, Any], target: Any) -> str:
-    kind = str(action.get("type"))
-    name = target.get("name") if isinstance(target, dict) else None
-    what = f" “{_short(str(name), 40)}”" if name else ""
-    if action.get("element") is not None and not what:
-        what = f" #{action['element']}"
+def _label(action: Action, target: Target | None) -> str:
+    kind = action.type
+    what = f" “{_short(target.name, 40)}”" if target is not None and target.name else ""
+    element = getattr(action, "element", None)
+    if element is not None and not what:
+        what = f" #{element}"
+    fields = action.model_dump(mode="json")
     if kind == "type":
-        enter = " ⏎" if action.get("enter") else ""
-        return f"type “{_short(str(action.get('text', '')))}”{enter}"
+        enter = " ⏎" if fields.get("enter") else ""
+        return f"type “{_short(str(fields.get('text', '')))}”{enter}"
     if kind == "scroll":
-        amount = action.get("amount")
-        return f"scroll {action.get('direction', '?')}" + (f" {amount}px" if amount else "")
+        amount = fields.get("amount")
+        return f"scroll {fields.get('direction', '?')}" + (f" {amount}px" if amount else "")
     if kind == "select":
-        return f"select “{_short(str(action.get('option', '')))}”{what}"
+        return f"select “{_short(str(fields.get('option', '')))}”{what}"
     if kind == "press":
-        return f"press {action.get('keys', '?')}"
+        return f"press {fields.get('keys', '?')}"
     if kind in ("goto", "new_tab"):
-        return f"{kind} {_short(str(action.get('url') or ''), 80)}".rstrip()
+        return f"{kind} {_short(str(fields.get('url') or ''), 80)}".rstrip()
     if kind == "stop":
-        answer = action.get("answer")
+        answer = fields.get("answer")
         return "stop" + (f": “{_short(str(answer), 80)}”" if answer else "")
     if kind == "tab_focus":
-        return f"tab_focus {action.get('index')}"
+        return f"tab_focus {fields.get('index')}"
     if kind == "wait":
-        return f"wait {action.get('seconds', 1)} s"
+        return f"wait {fields.get('seconds', 1)} s"
     return kind.replace("_", " ") + what
 
 
-def overlay_spec(action: Any, target: Any, viewport: tuple[int, int]) -> dict[str, Any]:
+def overlay_spec(
+    action: Action | None, target: Target | None, viewport: tuple[int, int]
+) -> dict[str, Any]:
     """Geometry of an action in viewport pixels.
 
     Keys: ``kind`` (the action type, or ``unparsed``), ``point`` ([x, y] or None: where a
     pointer action landed), ``box`` (the target element's box or None), ``arrow``
     ([[x1, y1], [x2, y2]] for scrolls), ``label`` (a short caption), ``tone`` (ok/bad/None).
     """
-    if not isinstance(action, dict):
+    if action is None:
         return {"kind": "unparsed", "point": None, "box": None, "arrow": None,
                 "label": "unparsed model output: no action", "tone": "bad"}  # fmt: skip
-    kind = str(action.get("type", "?"))
-    box = _box(target) if kind in POINTER else None
+    kind = action.type
+    box = target.box.model_dump() if target is not None and kind in POINTER else None
     point = None
-    x, y = _num(action.get("x")), _num(action.get("y"))
-    if kind in POINTER and x is not None and y is not None:
-        point = list(to_pixels(x, y, action.get("space"), viewport))
+    if isinstance(action, PointerAction) and action.x is not None and action.y is not None:
+        point = list(scale_point(action.x, action.y, action.space, viewport))
     elif box is not None:
         point = [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2]
     arrow = None
     if kind == "scroll":
-        dx, dy = ARROWS.get(str(action.get("direction")), (0, 1))
+        dx, dy = ARROWS.get(str(getattr(action, "direction", "down")), (0, 1))
         start = point or [viewport[0] / 2, viewport[1] / 2]
         length = min(viewport) * 0.18
         arrow = [start, [start[0] + dx * length, start[1] + dy * length]]

@@ -16,15 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from webdojo.store.run_store import (
-    CONFIG,
-    EPISODES,
-    FORMAT_VERSION,
-    SCREENSHOTS,
-    STEPS,
-    latest_episodes,
-    read_jsonl,
-)
+from webdojo.errors import RecordSchemaError
+from webdojo.store.records import EpisodeRecord, StepRecord
+from webdojo.store.run_reader import StoredRun, read_run
+from webdojo.store.run_store import CONFIG, EPISODES, FORMAT_VERSION, SCREENSHOTS, STEPS
 
 
 @dataclass(frozen=True)
@@ -44,10 +39,7 @@ class RunData:
     root: Path
     config: dict[str, Any] | None  # None when config.json is missing or unreadable
     problems: list[str] = field(default_factory=list)  # what is missing, for people
-    episodes: dict[str, dict[str, Any]] = field(default_factory=dict)  # key -> latest record
-    steps: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # uid -> steps
-    unfinished: dict[str, str] = field(default_factory=dict)  # key -> uid of an unended attempt
-    superseded: int = 0  # attempts replaced by a later attempt of the same key (resumes)
+    records: StoredRun | None = None  # the typed records (None: nothing readable)
     missing_files: set[str] = field(default_factory=set)  # screenshots referenced, not on disk
     tasks: dict[str, TaskInfo] = field(default_factory=dict)
 
@@ -64,15 +56,30 @@ class RunData:
     def viewport(self) -> tuple[int, int]:
         return _viewport((self.config or {}).get("viewport"))
 
-    def episode_uid(self, key: str) -> str | None:
-        record = self.episodes.get(key)
-        if record is not None:
-            return record.get("episode")
-        return self.unfinished.get(key)
+    @property
+    def episodes(self) -> dict[str, EpisodeRecord]:
+        """Episode key -> its latest record."""
+        return {} if self.records is None else self.records.episodes
 
-    def steps_of(self, key: str) -> list[dict[str, Any]]:
-        uid = self.episode_uid(key)
-        return [] if uid is None else self.steps.get(uid, [])
+    @property
+    def unfinished(self) -> dict[str, str]:
+        """Episode key -> the id of an attempt that never ended (no record yet)."""
+        return {} if self.records is None else self.records.unfinished
+
+    @property
+    def superseded(self) -> int:
+        return 0 if self.records is None else self.records.superseded
+
+    def steps_of(self, key: str) -> list[StepRecord]:
+        """The steps shown for an episode: its finished attempt's, else the unended one's."""
+        if self.records is None:
+            return []
+        if key in self.records.episodes:
+            return self.records.steps_of(key)
+        return self.records.unfinished_steps(key)
+
+    def all_steps(self) -> list[StepRecord]:
+        return [s for key in [*self.episodes, *self.unfinished] for s in self.steps_of(key)]
 
 
 def load_run(root: Path) -> RunData:
@@ -87,8 +94,12 @@ def load_run(root: Path) -> RunData:
         problems.append(f"{root} holds no {CONFIG}, {STEPS} or {EPISODES}: is it a run directory?")
         return run
     _check_files(run)
-    run.episodes = latest_episodes(root)
-    _group_steps(run)
+    try:
+        run.records = read_run(root)
+    except RecordSchemaError as exc:
+        problems.append(f"the records cannot be read: {exc}")
+        return run
+    _note_records(run, run.records)
     run.missing_files = _missing_screenshots(run)
     if run.missing_files:
         problems.append(f"{len(run.missing_files)} screenshots named in {STEPS} are missing")
@@ -112,10 +123,11 @@ def _read_config(root: Path, problems: list[str]) -> dict[str, Any] | None:
         problems.append(f"{CONFIG} is not a JSON object: the run's settings are unknown")
         return None
     version = config.get("format_version")
-    if version != FORMAT_VERSION:
+    if not isinstance(version, int) or not 1 <= version <= FORMAT_VERSION:
         told = "no format_version" if version is None else f"format version {version!r}"
         problems.append(
-            f"{CONFIG} has {told}; this viewer reads version {FORMAT_VERSION} and shows what it can"
+            f"{CONFIG} has {told}; this viewer reads versions 1-{FORMAT_VERSION} "
+            "and shows what it can"
         )
     return config
 
@@ -125,59 +137,31 @@ def _check_files(run: RunData) -> None:
         (STEPS, "no step records: trajectories cannot be shown"),
         (EPISODES, "no episode has finished yet (or the run was interrupted before the first)"),
     ):
-        path = run.root / name
-        if not path.exists():
+        if not (run.root / name).exists():
             run.problems.append(f"no {name}: {why}")
-            continue
-        skipped = _corrupt_lines(path)
-        if skipped:
-            run.problems.append(
-                f"{name}: {skipped} unreadable line(s) skipped (an interrupted write)"
-            )
     if not (run.root / SCREENSHOTS).is_dir():
         run.problems.append(f"no {SCREENSHOTS}/ directory: screenshots cannot be shown")
 
 
-def _corrupt_lines(path: Path) -> int:
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        lines = sum(1 for line in handle if line.strip())
-    return lines - sum(1 for _ in read_jsonl(path))
-
-
-def _group_steps(run: RunData) -> None:
-    """Steps by attempt, and which attempts are finished, unfinished or superseded."""
-    key_of: dict[str, str] = {}
-    for step in read_jsonl(run.root / STEPS):
-        uid = step.get("episode")
-        if not isinstance(uid, str):
-            continue
-        run.steps.setdefault(uid, []).append(step)
-        key_of.setdefault(uid, str(step.get("key", step.get("task_id", uid))))
-    for steps in run.steps.values():
-        steps.sort(key=lambda s: s.get("step", 0) if isinstance(s.get("step"), int) else 0)
-    finished = {rec.get("episode") for rec in run.episodes.values()}
-    for uid, key in key_of.items():  # file order: a later attempt replaces an earlier one
-        if uid in finished:
-            continue
-        if key in run.episodes:
-            run.superseded += 1
-            continue
-        if key in run.unfinished:
-            run.superseded += 1
-        run.unfinished[key] = uid
-    if run.superseded:
+def _note_records(run: RunData, records: StoredRun) -> None:
+    """What the reader skipped or set apart, for people."""
+    for name, skipped in records.skipped.items():
+        run.problems.append(f"{name}: {skipped} unreadable line(s) skipped (an interrupted write)")
+    if records.invalid:
+        shown = "; ".join(records.invalid[:3])
+        more = f" (and {len(records.invalid) - 3} more)" if len(records.invalid) > 3 else ""
+        run.problems.append(f"{len(records.invalid)} invalid record(s) skipped: {shown}{more}")
+    if records.superseded:
         run.problems.append(
-            f"{run.superseded} earlier attempt(s) of episodes that were run again on resume "
-            "(interrupted, or lost to an infrastructure fault) are not shown"
+            f"{records.superseded} earlier attempt(s) of episodes that were run again on resume "
+            "(interrupted, or lost to a fault) are not shown"
         )
-    if run.unfinished:
+    if records.unfinished:
         run.problems.append(
-            f"{len(run.unfinished)} episode(s) never finished (the run was interrupted "
+            f"{len(records.unfinished)} episode(s) never finished (the run was interrupted "
             "or is still going): their steps are shown, without a verdict"
         )
-    no_steps = [
-        k for k, r in run.episodes.items() if r.get("steps") and r.get("episode") not in run.steps
-    ]
+    no_steps = [k for k, r in records.episodes.items() if r.steps and not records.steps_of(k)]
     if no_steps:
         run.problems.append(f"{len(no_steps)} finished episode(s) have no step records")
 
@@ -185,10 +169,9 @@ def _group_steps(run: RunData) -> None:
 def _missing_screenshots(run: RunData) -> set[str]:
     named = {
         rel
-        for steps in run.steps.values()
-        for step in steps
-        for rel in (step.get("screenshot"), step.get("next_screenshot"))
-        if isinstance(rel, str)
+        for step in run.all_steps()
+        for rel in (step.screenshot, step.next_screenshot)
+        if rel is not None
     }
     shots = run.root / SCREENSHOTS
     on_disk = {f"{SCREENSHOTS}/{p.parent.name}/{p.name}" for p in shots.glob("*/*")}
@@ -240,11 +223,6 @@ def _viewport(value: Any) -> tuple[int, int]:
         if isinstance(w, int | float) and isinstance(h, int | float) and w > 0 and h > 0:
             return int(w), int(h)
     return 1280, 720
-
-
-def step_viewport(step: dict[str, Any], run: RunData) -> tuple[int, int]:
-    """A step's viewport (recorded per step), else the run's."""
-    return _viewport(step.get("viewport")) if step.get("viewport") else run.viewport
 
 
 class LiveRun:

@@ -6,73 +6,33 @@ An episode's ``status`` is one of ``success``, ``failure`` (verified, did not pa
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from typing import Any
 
-from webdojo.store.summary import Bucket, RunSummary, repetition, summarize
+from webdojo.store.records import EpisodeRecord, StepRecord
+from webdojo.store.run_reader import StoredRun
+from webdojo.store.summary import Bucket, RunSummary, summarize
 from webdojo.viewer.overlay import describe_action, overlay_spec, overlay_svg
-from webdojo.viewer.runs import RunData, TaskInfo, step_viewport
+from webdojo.viewer.runs import RunData, TaskInfo
 
 STATUSES = ("success", "failure", "fault", "unfinished")
 REPORT_NAME = "report.html"  # the report's default place, inside the run directory
 
 
-def status_of(record: dict[str, Any] | None) -> str:
+def status_of(record: EpisodeRecord | None) -> str:
     if record is None:
         return "unfinished"
-    success = record.get("success")
-    if success is None:
+    if record.success is None:
         return "fault"
-    return "success" if success else "failure"
-
-
-def is_repeat(step: dict[str, Any]) -> bool:
-    """WebGym's repetition: the action left the screenshot byte-identical (stops excluded),
-    the same rule as ``webdojo.store.summary.repetition``."""
-    shot = step.get("screenshot")
-    if shot is None or (step.get("action") or {}).get("type") == "stop":
-        return False
-    return bool(shot == step.get("next_screenshot"))
+    return "success" if record.success else "failure"
 
 
 # --- summary ------------------------------------------------------------------------------
 
 
 def run_summary(run: RunData) -> RunSummary:
-    """``store.summary.summarize``; records of an older format that it cannot read are
-    summarized field by field instead (missing site or difficulty count as unknown)."""
-    try:
-        return summarize(run.root)
-    except (KeyError, TypeError, ValueError, AttributeError):
-        pass
-    overall = Bucket()
-    by_site: dict[str, Bucket] = defaultdict(Bucket)
-    by_diff: dict[int, Bucket] = defaultdict(Bucket)
-    by_level: dict[str, Bucket] = defaultdict(Bucket)
-    faults: Counter[str] = Counter()
-    for rec in run.episodes.values():
-        difficulty = rec.get("difficulty")
-        for bucket in (
-            overall,
-            by_site[str(rec.get("site") or "unknown")],
-            by_diff[difficulty if isinstance(difficulty, int) else 0],
-            by_level[str(rec.get("level") or "unknown")],
-        ):
-            bucket.add({**rec, "steps": rec.get("steps") or 0})
-        if isinstance(rec.get("error"), dict):
-            faults[str(rec["error"].get("code"))] += 1
-    repeated, total = repetition(run.root, {r.get("episode") for r in run.episodes.values()})
-    return RunSummary(
-        out=str(run.root),
-        overall=overall,
-        by_site=dict(by_site),
-        by_difficulty=dict(by_diff),
-        by_level=dict(by_level),
-        repeated_steps=repeated,
-        total_steps=total,
-        wall_s=sum(float(r.get("wall_s") or 0.0) for r in run.episodes.values()),
-        fault_codes=dict(faults),
-    )
+    """``store.summary.summarize`` of the records read (an empty summary when none were)."""
+    return summarize(run.records or StoredRun(root=run.root))
 
 
 def bucket_rows(buckets: dict[Any, Bucket]) -> list[dict[str, Any]]:
@@ -143,40 +103,34 @@ def _task_fields(run: RunData, task_id: str) -> dict[str, Any]:
     }
 
 
+def _error_codes(steps: list[StepRecord], record: EpisodeRecord | None) -> list[str]:
+    codes = {s.error.code for s in steps if s.error is not None}
+    if record is not None and record.error is not None:
+        codes.add(record.error.code)
+    return sorted(codes)
+
+
 def episode_rows(run: RunData) -> list[dict[str, Any]]:
     """One row per episode key: finished ones first (in record order), then unfinished."""
     rows = []
     for key, rec in run.episodes.items():
         steps = run.steps_of(key)
-        codes = {s["error"].get("code") for s in steps if isinstance(s.get("error"), dict)}
-        if isinstance(rec.get("error"), dict):
-            codes.add(rec["error"].get("code"))
-        task_id = str(rec.get("task_id", key.split("#")[0]))
-        fallback = _task_fields(run, task_id)
         rows.append({
-            "key": key,
-            "task_id": task_id,
-            "site": rec.get("site", fallback["site"]),
-            "difficulty": rec.get("difficulty", fallback["difficulty"]),
-            "level": rec.get("level", fallback["level"]),
-            "status": status_of(rec),
-            "outcome": rec.get("outcome"),
-            "steps": rec.get("steps", len(steps)),
-            "wall_s": rec.get("wall_s"),
-            "repeats": sum(is_repeat(s) for s in steps),
-            "error_codes": sorted(str(c) for c in codes if c),
-            "answer": rec.get("answer"),
+            "key": key, "task_id": rec.task_id, "site": rec.site,
+            "difficulty": rec.difficulty, "level": rec.level, "status": status_of(rec),
+            "outcome": rec.outcome.value, "steps": rec.steps, "wall_s": rec.wall_s,
+            "repeats": sum(s.repeated for s in steps),
+            "error_codes": _error_codes(steps, rec), "answer": rec.answer,
         })  # fmt: skip
-    for key, uid in run.unfinished.items():
-        steps = run.steps.get(uid, [])
-        task_id = str(steps[0].get("task_id", key.split("#")[0])) if steps else key
-        spent = sum(float(s.get("policy_s") or 0) + float(s.get("env_s") or 0) for s in steps)
-        codes = {s["error"].get("code") for s in steps if isinstance(s.get("error"), dict)}
+    for key in run.unfinished:
+        steps = run.steps_of(key)
+        task_id = steps[0].task_id if steps else key.split("#")[0]
+        spent = sum(s.policy_s + s.env_s for s in steps)
         rows.append({
             "key": key, "task_id": task_id, **_task_fields(run, task_id),
             "status": "unfinished", "outcome": None, "steps": len(steps),
-            "wall_s": round(spent, 3), "repeats": sum(is_repeat(s) for s in steps),
-            "error_codes": sorted(str(c) for c in codes if c), "answer": None,
+            "wall_s": round(spent, 3), "repeats": sum(s.repeated for s in steps),
+            "error_codes": _error_codes(steps, None), "answer": None,
         })  # fmt: skip
     return rows
 
@@ -189,28 +143,29 @@ def _task_view(run: RunData, task_id: str) -> dict[str, Any] | None:
             "difficulty": info.difficulty, "level": info.level}  # fmt: skip
 
 
-def step_view(run: RunData, step: dict[str, Any], file_url: str) -> dict[str, Any]:
+def step_view(run: RunData, step: StepRecord, file_url: str) -> dict[str, Any]:
     """One step for display: the record plus its overlay, repeat flag and file URLs."""
-    viewport = step_viewport(step, run)
-    spec = overlay_spec(step.get("action"), step.get("target"), viewport)
+    viewport = step.viewport
+    spec = overlay_spec(step.action, step.target, viewport)
 
-    def url(rel: Any) -> str | None:
-        if not isinstance(rel, str) or rel in run.missing_files:
+    def url(rel: str | None) -> str | None:
+        if rel is None or rel in run.missing_files:
             return None
         return file_url + rel
 
+    data = step.model_dump(include={"step", "url", "title", "text", "action", "target",
+                                    "memory", "error", "dialogs", "policy_s", "env_s", "usage"})  # fmt: skip
     return {
-        **{k: step.get(k) for k in ("step", "url", "title", "text", "action", "target",
-                                    "memory", "error", "dialogs", "policy_s", "env_s", "usage")},
+        **data,
         "viewport": list(viewport),
-        "action_text": describe_action(step.get("action")),
+        "action_text": describe_action(step.action),
         "overlay": spec,
         "overlay_svg": overlay_svg(spec, viewport),
-        "repeat": is_repeat(step),
-        "screenshot": step.get("screenshot"),
-        "screenshot_url": url(step.get("screenshot")),
-        "next_screenshot_url": url(step.get("next_screenshot")),
-    }  # fmt: skip
+        "repeat": step.repeated,
+        "screenshot": step.screenshot,
+        "screenshot_url": url(step.screenshot),
+        "next_screenshot_url": url(step.next_screenshot),
+    }
 
 
 def episode_detail(run: RunData, key: str, file_url: str = "") -> dict[str, Any] | None:
@@ -219,28 +174,30 @@ def episode_detail(run: RunData, key: str, file_url: str = "") -> dict[str, Any]
     if record is None and key not in run.unfinished:
         return None
     steps = run.steps_of(key)
-    task_id = str((record or {}).get("task_id") or (steps[0].get("task_id") if steps else key))
+    task_id = record.task_id if record else (steps[0].task_id if steps else key)
     problems = []
     if record is None:
         problems.append("this episode never finished: no verdict, outcome or wall time")
-    elif record.get("steps") and not steps:
+    elif record.steps and not steps:
         problems.append("no step records were found for this episode")
-    elif isinstance(record.get("steps"), int) and record["steps"] != len(steps):
-        problems.append(f"the record says {record['steps']} steps; {len(steps)} were found")
+    elif record.steps != len(steps):
+        problems.append(f"the record says {record.steps} steps; {len(steps)} were found")
     if task_id not in run.tasks:
         problems.append("the task's instruction and rubric are not available")
     views = [step_view(run, s, file_url) for s in steps]
+    fields = _task_fields(run, task_id)
+    if record is not None:
+        fields = {"site": record.site, "difficulty": record.difficulty, "level": record.level}
     return {
         "key": key,
         "task_id": task_id,
         "status": status_of(record),
-        "record": record,
+        "record": None if record is None else record.model_dump(exclude={"final_state"}),
         "task": _task_view(run, task_id),
-        **_task_fields(run, task_id),
-        **({k: record[k] for k in ("site", "difficulty", "level") if k in record} if record else {}),
+        **fields,
         "steps": views,
         "repeats": sum(v["repeat"] for v in views),
-        "policy_s": round(sum(float(s.get("policy_s") or 0) for s in steps), 3),
-        "env_s": round(sum(float(s.get("env_s") or 0) for s in steps), 3),
+        "policy_s": round(sum(s.policy_s for s in steps), 3),
+        "env_s": round(sum(s.env_s for s in steps), 3),
         "problems": problems,
-    }  # fmt: skip
+    }
