@@ -40,7 +40,8 @@ The ``fault`` says who is to blame, which decides how a trainer should treat the
     │   ├── UnknownTask                unknown_task    (server: no such task id)
     │   ├── Unauthorized               unauthorized    (server: missing/wrong bearer token)
     │   └── InvalidRequest             invalid_request (server: malformed request body)
-    │       └── RequestTooLarge        body_too_large
+    │       ├── RequestTooLarge        body_too_large
+    │       └── BadStartUrl            bad_start_url   (server: a start URL goto would refuse)
     └── StateError                     invalid_state   (e.g. step after done)
         ├── UnknownSession             unknown_session (server: no such session id)
         ├── SessionClosed              session_closed  (server: already closed)
@@ -252,6 +253,13 @@ class InvalidRequest(ConfigError):
 
 class RequestTooLarge(InvalidRequest):
     code = "body_too_large"
+
+
+class BadStartUrl(InvalidRequest):
+    """A session's start URL that the agent's ``goto`` would refuse (``file:``, ``data:``,
+    ``view-source:``, no host...): sessions open only where an agent may navigate."""
+
+    code = "bad_start_url"
 
 
 class StateError(WebdojoError):

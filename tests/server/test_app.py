@@ -112,6 +112,30 @@ async def test_invalid_actions_from_json_get_precise_codes(
     assert response.json()["error"]["fault"] == "agent"
 
 
+@pytest.mark.parametrize(
+    "start_url",
+    [
+        "file:///etc/passwd",
+        "data:text/html,<h1>hi</h1>",
+        "view-source:http://127.0.0.1/",
+        "javascript:alert(1)",
+        "chrome://settings",
+        "Ü",
+        "http://",
+    ],
+)
+async def test_start_urls_go_through_the_goto_check(
+    client: httpx.AsyncClient, start_url: str
+) -> None:
+    """Sessions open only where the agent's goto may go: never a local file's contents."""
+    response = await client.post("/v1/sessions", json={"start_url": start_url})
+    assert response.status_code == 422, response.text
+    error = response.json()["error"]
+    assert error["code"] == "bad_start_url" and error["fault"] == "config"
+    assert "root:" not in response.text
+    assert (await client.get("/v1/health")).json()["sessions"] == 0  # nothing was opened
+
+
 async def test_out_of_viewport_click_is_an_observation_error(
     client: httpx.AsyncClient, test_site: str
 ) -> None:

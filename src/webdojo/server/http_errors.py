@@ -7,7 +7,8 @@
     410     session_expired                          the client was idle past the lease
     413     body_too_large                           the client
     422     invalid_request, invalid_action and its  the client / the agent (score it)
-            subclasses, parse_error, unknown_task
+            subclasses, parse_error, unknown_task,
+            bad_start_url
     429     overloaded (+ Retry-After)               retry later
     500     internal_error                           a webdojo bug: drop the episode
     502     env faults: navigation_timeout,          the website: the body says retryable

@@ -19,10 +19,12 @@ import time
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
-from webdojo.actions import Action, Stop
+from webdojo.actions import Action, Stop, check_url
 from webdojo.browser.options import SessionOptions
 from webdojo.errors import (
     AgentError,
+    BadStartUrl,
+    BadUrl,
     InvalidRequest,
     SessionLost,
     UnknownTask,
@@ -94,7 +96,7 @@ class SessionService:
         # shielded as a whole: a session the pool made is registered even if the client left,
         # so that its lease runs out and the reaper closes it
         with self.registry.admit(self.retry_after_s):
-            start_url = req.start_url
+            start_url = None if req.start_url is None else _checked_start(req.start_url)
             if task is not None:
                 assert self.sites is not None, "the site server runs while the app does"
                 start_url = self.sites.start_url(task)
@@ -261,6 +263,14 @@ class SessionService:
 
 # the wire protocol has said "stop" since version 1; the records say "stopped"
 _WIRE_REASON = {EndReason.STOPPED: "stop"}
+
+
+def _checked_start(url: str) -> str:
+    """A start URL through the same check as the agent's ``goto``."""
+    try:
+        return check_url(url)
+    except BadUrl as exc:
+        raise BadStartUrl(f"start_url refused: {exc}") from exc
 
 
 async def _close_in_pool(pool: Pool, session_id: str) -> None:
