@@ -178,6 +178,15 @@ async def test_server_500_then_success(fake_openai, fake_model_config, task):
     assert decision.action is not None and len(fake_openai.requests) == 2
 
 
+async def test_the_sampling_seed_follows_the_episode_and_step(fake_openai, fake_model_config, task):
+    fake_openai.push(QWEN_CLICK, QWEN_CLICK, QWEN_CLICK)
+    async with ModelConfigPolicy(fake_model_config) as policy:
+        for seed in (100, 200):
+            await policy.act(task, make_obs(), [], seed=seed)
+        await policy.act(task, make_obs(), [make_step(0, "x", None)], seed=100)
+    assert [r["seed"] for r in fake_openai.requests] == [100, 200, 101]
+
+
 async def test_hang_raises_model_timeout(fake_openai, fake_model_config, task):
     config = dataclasses.replace(fake_model_config, timeout_s=0.3, max_retries=0)
     fake_openai.push(Reply(delay_s=5))

@@ -127,13 +127,15 @@ class RecordingPolicy:
     def observation_options(self) -> ObservationOptions:
         return self.inner.observation_options()
 
-    async def act(self, task: Task, observation: Observation, history: list[Step]) -> Decision:
+    async def act(
+        self, task: Task, observation: Observation, history: list[Step], *, seed: int = 0
+    ) -> Decision:
         self.log.add("act", -1, len(history))
         if task.id in self.fail_tasks:
             raise ModelError("the model endpoint refused the connection (test)")
         with self.calls:
             await asyncio.sleep(self.delay_s)
-            return await self.inner.act(task, observation, history)
+            return await self.inner.act(task, observation, history, seed=seed)
 
     async def aclose(self) -> None:
         await self.inner.aclose()

@@ -45,10 +45,14 @@ class Policy(Protocol):
         """What this policy needs to see (screenshot only, accessibility tree, marks...)."""
         ...
 
-    async def act(self, task: Task, observation: Observation, history: list[Step]) -> Decision:
+    async def act(
+        self, task: Task, observation: Observation, history: list[Step], *, seed: int = 0
+    ) -> Decision:
         """Choose the next action. Must not raise for bad model output: return a Decision with
         ``action=None`` and ``error`` set. Infrastructure failures (endpoint down) raise
-        ``ModelError``."""
+        ``ModelError``. ``seed`` is the episode's (``EpisodeSpec.seed``): the same for every
+        step of one episode, different for each repeat of a task, so that a policy that
+        samples gives distinct but reproducible episodes (pass@k, GRPO groups)."""
         ...
 
     async def aclose(self) -> None:

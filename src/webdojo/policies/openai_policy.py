@@ -43,11 +43,15 @@ class OpenAIPolicy:
     def observation_options(self) -> ObservationOptions:
         return self.template.observation_options()
 
-    async def act(self, task: Task, observation: Observation, history: list[Step]) -> Decision:
+    async def act(
+        self, task: Task, observation: Observation, history: list[Step], *, seed: int = 0
+    ) -> Decision:
         start = time.perf_counter()
         memory = self.template.fold_memory(history)
         messages = self.template.build_messages(task, observation, history, memory)
-        result = await self.client.chat(messages, **self.sampling)  # ModelError propagates
+        # a sampling seed per episode and step: repeats differ, reruns can be reproduced
+        sampling = {"seed": (seed + len(history)) % 2**31, **self.sampling}
+        result = await self.client.chat(messages, **sampling)  # ModelError propagates
         try:
             parsed = self.template.parse(result.text)
         except (ParseError, InvalidActionError) as exc:

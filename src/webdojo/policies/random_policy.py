@@ -2,8 +2,9 @@
 
 Candidates: a click on each interactive element, a type of a random word into each text field,
 a select of each option of each <select>, scroll up, scroll down, go back, and stop with an
-empty answer. The generator for a step is seeded from (seed, task id, step index), so an
-episode replays identically however episodes are interleaved, and the policy holds no state.
+empty answer. The generator for a step is seeded from (policy seed, episode seed, task id, step
+index), so an episode replays identically however episodes are interleaved, each repeat of a
+task is a different episode, and the policy holds no state.
 """
 
 from __future__ import annotations
@@ -30,13 +31,15 @@ class RandomPolicy:
     def observation_options(self) -> ObservationOptions:
         return ObservationOptions(elements=True)
 
-    def rng(self, task: Task, step_index: int) -> random.Random:
+    def rng(self, task: Task, step_index: int, episode_seed: int = 0) -> random.Random:
         # str seeds are hashed with SHA-512 by random.seed: stable across runs and machines
-        return random.Random(f"{self.seed}:{task.id}:{step_index}")
+        return random.Random(f"{self.seed}:{episode_seed}:{task.id}:{step_index}")
 
-    async def act(self, task: Task, observation: Observation, history: list[Step]) -> Decision:
+    async def act(
+        self, task: Task, observation: Observation, history: list[Step], *, seed: int = 0
+    ) -> Decision:
         start = time.perf_counter()
-        rng = self.rng(task, len(history))
+        rng = self.rng(task, len(history), seed)
         action = rng.choice(self.candidates(observation, rng))
         return Decision(action.describe(), action, latency_s=time.perf_counter() - start)
 

@@ -72,7 +72,9 @@ class ScriptedPolicy:
     def observation_options(self) -> ObservationOptions:
         return ObservationOptions(elements=True, screenshot=self._screenshot)
 
-    async def act(self, task: Task, observation: Observation, history: list[Step]) -> Decision:
+    async def act(
+        self, task: Task, observation: Observation, history: list[Step], *, seed: int = 0
+    ) -> Decision:
         start = time.perf_counter()
         steps = self._solution(task)
         done = sum(1 for s in history if s.decision.action is not None)

@@ -21,6 +21,7 @@ so that ``webdojo verify`` can check the reward again without a browser.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import time
 import uuid
 from dataclasses import dataclass
@@ -50,6 +51,14 @@ class EpisodeSpec:
     task: Task
     key: str  # stable across resumes: task id + repeat index
     max_steps: int
+    seed: int = 0  # the episode's seed for the policy (see ``episode_seed``)
+
+
+def episode_seed(run_seed: int, key: str) -> int:
+    """A stable 31-bit seed per episode: the same for a key in every run with this seed,
+    different for each repeat of a task."""
+    digest = hashlib.sha256(f"{run_seed}:{key}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
 class EpisodeState(StrEnum):
@@ -99,7 +108,7 @@ class EpisodeRun:
     async def decide(self) -> Decision:
         self._require(EpisodeState.RUNNING)
         assert self.obs is not None
-        return await self.policy.act(self.spec.task, self.obs, self.history)
+        return await self.policy.act(self.spec.task, self.obs, self.history, seed=self.spec.seed)
 
     async def apply(self, decision: Decision) -> None:
         """Perform the decision (or show its parse error), record the step, and end the

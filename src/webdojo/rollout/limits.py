@@ -92,9 +92,11 @@ class LimitedPolicy:
     def observation_options(self) -> ObservationOptions:
         return self.inner.observation_options()
 
-    async def act(self, task: Task, observation: Observation, history: list[Step]) -> Decision:
+    async def act(
+        self, task: Task, observation: Observation, history: list[Step], *, seed: int = 0
+    ) -> Decision:
         async with self.limiter.slot("act"):
-            return await self.inner.act(task, observation, history)
+            return await self.inner.act(task, observation, history, seed=seed)
 
     async def aclose(self) -> None:
         await self.inner.aclose()

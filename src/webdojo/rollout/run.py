@@ -16,7 +16,7 @@ from webdojo.browser.options import SessionOptions
 from webdojo.policies.base import Policy
 from webdojo.rollout.engine import AsyncEngine, EngineConfig
 from webdojo.rollout.env_client import EnvClient, InProcessEnv
-from webdojo.rollout.episode import EpisodeSpec
+from webdojo.rollout.episode import EpisodeSpec, episode_seed
 from webdojo.rollout.http_env import HttpEnv
 from webdojo.sites.server import SiteServer
 from webdojo.store.records import EpisodeRecord
@@ -44,7 +44,12 @@ ProgressHook = Callable[[EpisodeRecord], None]
 
 def plan_episodes(task_set: TaskSet, config: RunConfig) -> list[EpisodeSpec]:
     specs = [
-        EpisodeSpec(task=t, key=f"{t.id}#{r}", max_steps=t.max_steps)
+        EpisodeSpec(
+            task=t,
+            key=f"{t.id}#{r}",
+            max_steps=t.max_steps,
+            seed=episode_seed(config.seed, f"{t.id}#{r}"),
+        )
         for r in range(config.repeats)
         for t in task_set.tasks
     ]

@@ -175,7 +175,9 @@ class SimulatedVLMPolicy:
     def call_latency(self, task: Task, step: int) -> float:
         return self.latency.sample(random.Random(f"{self.seed}:{episode_key(task)}:{step}"))
 
-    async def act(self, task: Task, observation: Observation, history: list[Step]) -> Decision:
+    async def act(
+        self, task: Task, observation: Observation, history: list[Step], *, seed: int = 0
+    ) -> Decision:
         start = time.perf_counter()
         step = len(history)
         await asyncio.sleep(self.call_latency(task, step))
