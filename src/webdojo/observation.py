@@ -139,3 +139,4 @@ class FinalState(BaseModel):
     storage: dict[str, Any] = Field(default_factory=dict)  # localStorage, JSON values parsed
     text: str = ""  # visible text of the page body, capped
     answer: str | None = None  # the agent's stop(answer), None if it never stopped
+    crashed: bool = False  # the page had crashed: only the URL is known, nothing to verify

@@ -206,7 +206,8 @@ class BrowserSession:
             raise BrowserClosed("the browser is gone")
         tab = self._tabs.current if self._tabs.has_current() else None
         if tab is None or tab.crashed:
-            return FinalState(url=tab.page.url if tab else "", answer=answer)
+            crashed = tab is not None  # no tab at all is the agent's doing: scored as it is
+            return FinalState(url=tab.page.url if tab else "", answer=answer, crashed=crashed)
         args = {"op": "final", "maxText": self.options.final_text_chars}
         async with self._guard("reading the final state", self.options.action_timeout_s):
             raw = await tab.page.evaluate(ACT_JS, args)

@@ -137,7 +137,8 @@ class StoredFinalState(_Record):
 
     @classmethod
     def of(cls, state: FinalState) -> StoredFinalState:
-        return cls(**state.model_dump())
+        # only verified states are stored, and a crashed page is never verified
+        return cls(**state.model_dump(exclude={"crashed"}))
 
     def to_final_state(self) -> FinalState:
         data = self.model_dump()

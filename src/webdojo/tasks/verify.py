@@ -10,6 +10,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from webdojo.errors import PageCrashed
 from webdojo.observation import FinalState
 from webdojo.tasks.schema import AnswerCheck, Check, StorageCheck, Task, TextCheck, UrlCheck
 
@@ -27,7 +28,10 @@ class VerifyResult:
 
 
 def verify(task: Task, state: FinalState) -> VerifyResult:
-    """Run every check of the task's verifier; the task passes when all pass."""
+    """Run every check of the task's verifier; the task passes when all pass. A crashed
+    page's state cannot be verified: ``PageCrashed`` (a fault, never a 0)."""
+    if state.crashed:
+        raise PageCrashed("the page had crashed at the end of the episode: nothing to verify")
     reasons = []
     passed = True
     for check in task.verifier.checks:
