@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from webdojo.errors import WebdojoError
+from webdojo.errors import ServerDown, WebdojoError
 from webdojo.viewer.commands import register as register_viewer_commands
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
@@ -75,7 +75,10 @@ def run(
         bool, typer.Option("--json", help="print a JSON summary as the last stdout line")
     ] = False,
 ) -> None:
-    """Roll out a policy on a task set, verify every episode, store and summarize the run."""
+    """Roll out a policy on a task set, verify every episode, store and summarize the run.
+
+    Exit codes: 0 done; 2 bad input (task spec, flags); 3 the --server stopped answering and
+    the run stopped early (run the same command again to resume)."""
     from webdojo.rollout.cli_run import run_command
 
     try:
@@ -96,6 +99,12 @@ def run(
             console=console,
             emit_json=_emit_json,
         )
+    except ServerDown as exc:
+        errors.print(
+            f"[red]error[/red] {escape(str(exc))}.\nThe server at {server} is not answering: "
+            "restart it, then run the same command again to resume (finished episodes are kept)."
+        )
+        raise typer.Exit(code=3) from exc
     except WebdojoError as exc:
         raise _fail(exc) from exc
 

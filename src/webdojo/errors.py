@@ -33,6 +33,7 @@ The ``fault`` says who is to blame, which decides how a trainer should treat the
     │   ├── SessionLost                session_lost
     │   ├── Overloaded                 overloaded      (server: past --max-sessions, 429)
     │   ├── ServerUnavailable          server_unavailable (client: server unreachable)
+    │   │   └── ServerDown             server_down     (run: unreachable episode after episode)
     │   └── InternalError              internal_error  (server: a bug, 500)
     ├── ConfigError                    fault=config
     │   ├── TaskFileError              bad_task_file
@@ -209,6 +210,13 @@ class ServerUnavailable(InfraError):
     """An environment server could not be reached (connection refused, reset, timed out)."""
 
     code = "server_unavailable"
+
+
+class ServerDown(ServerUnavailable):
+    """The environment server stayed unreachable for several episodes in a row, so the run
+    stopped early: the episodes not started are left for a resume."""
+
+    code = "server_down"
 
 
 class InternalError(InfraError):

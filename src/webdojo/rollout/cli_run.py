@@ -11,6 +11,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from webdojo.errors import ServerDown
 from webdojo.models.config import ModelConfig
 from webdojo.policies import make_policy
 from webdojo.policies.base import Policy
@@ -72,7 +73,11 @@ def run_command(
         token=token,
     )
     started = time.perf_counter()
-    asyncio.run(_run_with_progress(config, task_set, chosen, console))
+    stopped: ServerDown | None = None
+    try:
+        asyncio.run(_run_with_progress(config, task_set, chosen, console))
+    except ServerDown as exc:  # summarize what was done, then say why the run stopped
+        stopped = exc
     elapsed = time.perf_counter() - started
     summary = summarize(out)
     for table in summary_tables(summary, elapsed):
@@ -81,6 +86,8 @@ def run_command(
     console.print(f"report: {report}   browse: webdojo view {out}")
     if as_json:
         emit_json(summary.to_json(elapsed))
+    if stopped is not None:
+        raise stopped
 
 
 async def _run_with_progress(

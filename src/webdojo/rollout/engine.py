@@ -56,6 +56,9 @@ class EngineConfig:
     # short episodes instead of waiting for one long episode that happened to start last
     # (longest-processing-time-first scheduling). Ties keep the plan's order.
     longest_first: bool = True
+    # Stop starting episodes once this many in a row ended because the env server could not
+    # be reached (``ServerDown`` is raised; the rest is left for a resume). None: never stop.
+    halt_after: int | None = 3
 
     def __post_init__(self) -> None:
         for name in ("episodes", "policy_calls", "env_calls"):
@@ -86,6 +89,7 @@ class AsyncEngine(EngineCore):
             env_calls=self.config.env_calls,
             on_episode=on_episode,
             on_start=on_start,
+            halt_after=self.config.halt_after,
         )
         self._first_end: float | None = None  # when the first episode ended
         self._drained: float | None = None  # when the last episode left the queue
@@ -104,11 +108,12 @@ class AsyncEngine(EngineCore):
                     group.create_task(self._slot(queue))
         finally:
             records = self._end_run()
+        self._raise_if_halted(len(queue))
         return records
 
     async def _slot(self, queue: deque[EpisodeSpec]) -> None:
         """One slot: take the next episode as soon as the last one ends."""
-        while queue:
+        while queue and not self.halted:
             spec = queue.popleft()
             if not queue and self._drained is None:
                 self._drained = time.perf_counter()

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from webdojo.errors import ServerDown, ServerUnavailable
 from webdojo.policies.base import Policy
 from webdojo.rollout.env_client import EnvClient
 from webdojo.rollout.episode import EpisodeSpec
@@ -70,6 +71,7 @@ class EngineCore:
         env_calls: int | None,
         on_episode: EpisodeHook | None,
         on_start: StartHook | None,
+        halt_after: int | None = 3,
     ) -> None:
         self.store = store
         self.on_episode = on_episode
@@ -79,6 +81,8 @@ class EngineCore:
         self._policy = LimitedPolicy(policy, self.policy_limit)
         self._env = LimitedEnv(env, self.env_limit)
         self._records: list[EpisodeRecord] = []
+        self._unreachable = 0  # episodes in a row that ended with server_unavailable
+        self.halt_after = halt_after
         self._started = 0.0
         self._wall_s = 0.0
 
@@ -88,6 +92,7 @@ class EngineCore:
         if self.on_start is not None:
             self.on_start(len(todo), len(specs) - len(todo))
         self._records = []
+        self._unreachable = 0
         self._started = time.perf_counter()
         return todo
 
@@ -97,8 +102,24 @@ class EngineCore:
 
     def _ended(self, record: EpisodeRecord) -> None:
         self._records.append(record)
+        unreachable = record.error is not None and record.error.code == ServerUnavailable.code
+        self._unreachable = self._unreachable + 1 if unreachable else 0
         if self.on_episode is not None:
             self.on_episode(record)
+
+    @property
+    def halted(self) -> bool:
+        """The server has been unreachable for ``halt_after`` episodes in a row: start no
+        more episodes (each would only be recorded as one more fault)."""
+        return self.halt_after is not None and self._unreachable >= self.halt_after
+
+    def _raise_if_halted(self, left: int) -> None:
+        if self.halted:
+            raise ServerDown(
+                f"the environment server was unreachable for {self._unreachable} episodes in "
+                f"a row, so the run stopped early; {left} episode(s) were not started",
+                not_started=left,
+            )
 
     def stats(self) -> EngineStats:
         env = self.env_limit.stats

@@ -71,12 +71,17 @@ class SyncEngine(EngineCore):
 
     async def run(self, specs: Sequence[EpisodeSpec]) -> list[EpisodeRecord]:
         todo = self._begin(specs)
+        done = 0
         try:
             size = self.config.batch_size
             for index, first in enumerate(range(0, len(todo), size)):
+                if self.halted:
+                    break
                 await self._batch(index, todo[first : first + size])
+                done = first + size
         finally:
             records = self._end_run()
+        self._raise_if_halted(max(0, len(todo) - done))
         return records
 
     async def _batch(self, index: int, specs: Sequence[EpisodeSpec]) -> None:
