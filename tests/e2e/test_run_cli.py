@@ -3,6 +3,7 @@ interrupted runs resume without losing anything, and bad input gets a clear erro
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -13,9 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from webdojo.policies import make_policy
+from webdojo.rollout.run import RunConfig, run_job
 from webdojo.store.records import EpisodeRecord, StepRecord
-from webdojo.store.run_reader import read_episodes, read_run
+from webdojo.store.run_reader import read_run
 from webdojo.store.run_store import EPISODES, STEPS
+from webdojo.tasks.loader import load_spec
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -89,38 +93,92 @@ def test_random_policy_does_much_worse(tmp_path: Path) -> None:
     assert agreement["episodes"] == scored == agreement["agree"] and agreement["disagree"] == []
 
 
+class HoldAfterFirstStep:
+    """The scripted policy, except that episodes of the tasks in ``hold`` wait after their
+    first step until the run is interrupted: those episodes are certainly cut off, the others
+    certainly finish, whatever the machine's speed."""
+
+    name = "scripted"
+
+    def __init__(self, hold: set[str]) -> None:
+        self.inner = make_policy("scripted")
+        self.hold = hold
+        self.held = 0
+
+    def observation_options(self):  # type: ignore[no-untyped-def]
+        return self.inner.observation_options()
+
+    async def act(self, task, observation, history, *, seed=0):  # type: ignore[no-untyped-def]
+        if task.id in self.hold and len(history) == 1:
+            self.held += 1
+            await asyncio.Event().wait()  # until cancelled: what SIGINT does to the run
+        return await self.inner.act(task, observation, history, seed=seed)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
 def test_interrupted_run_resumes_without_losing_anything(tmp_path: Path) -> None:
     out = tmp_path / "resume"
-    args = [
-        sys.executable,
-        "-m",
-        "webdojo.cli",
-        "run",
-        "--tasks",
-        "builtin:login",
-        "--concurrency",
-        "2",
-        "--out",
-        str(out),
-    ]
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline and len(read_episodes(out)) < 3:
-        time.sleep(0.2)
-    proc.send_signal(signal.SIGINT)
-    proc.wait(timeout=60)
+    task_set = load_spec("builtin:login")
+    held = {t.id for t in task_set.tasks[:2]}
+    policy = HoldAfterFirstStep(held)
+    config = RunConfig(tasks="builtin:login", out=str(out), concurrency=4)
+    finished: list[str] = []
+
+    async def interrupted() -> None:
+        run = asyncio.create_task(
+            run_job(config, task_set, policy, on_episode=lambda r: finished.append(r.key))  # type: ignore[arg-type]
+        )
+        while len(finished) < len(task_set.tasks) - len(held) or policy.held < len(held):
+            await asyncio.sleep(0.05)
+        run.cancel()  # asyncio.run turns SIGINT into exactly this
+        with pytest.raises(asyncio.CancelledError):
+            await run
+
+    asyncio.run(interrupted())
     before_episodes = (out / EPISODES).read_text()
     before_steps = (out / STEPS).read_text()
-    finished = set(read_episodes(out))
-    assert 3 <= len(finished) < 11
+    cut = read_run(out)
+    assert set(cut.episodes) == {f"{t.id}#0" for t in task_set.tasks if t.id not in held}
+    assert set(cut.unfinished) == {f"{t}#0" for t in held}  # their first steps are stored...
+    assert all(s.key not in cut.unfinished for s in cut.finished_steps())  # ...never counted
 
     summary = last_json(webdojo("run", "--tasks", "builtin:login", "--out", str(out), "--json"))
     assert summary["episodes"] == 11 and summary["success_rate"] == 1.0
     # append-only: everything written before the interruption is still there, byte for byte
     assert (out / EPISODES).read_text().startswith(before_episodes)
     assert (out / STEPS).read_text().startswith(before_steps)
-    rerun = [e.key for e in lines_as(out / EPISODES, EpisodeRecord)[len(finished) :]]
-    assert not set(rerun) & finished  # finished episodes were skipped
+    rerun = [e.key for e in lines_as(out / EPISODES, EpisodeRecord)[len(cut.episodes) :]]
+    assert sorted(rerun) == sorted(f"{t}#0" for t in held)  # finished episodes were skipped
+    assert read_run(out).superseded == len(held)
+
+
+def test_sigint_stops_a_run_whose_requests_hang(tmp_path: Path) -> None:
+    """SIGINT ends `webdojo run` at once even while every request hangs (a frozen server):
+    nothing can finish, so none is recorded, and a resume finishes every episode."""
+    from webdojo.server.process import ServerProcess
+
+    out = tmp_path / "run"
+    with ServerProcess(["--workers", "0", "--tasks", "builtin:login"]) as server:
+        os.kill(server.pid, signal.SIGSTOP)
+        try:
+            args = ["run", "--tasks", "builtin:login", "--server", server.url, "--out", str(out)]
+            proc = subprocess.Popen([sys.executable, "-m", "webdojo.cli", *args],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)  # fmt: skip
+            deadline = time.monotonic() + 120
+            while not (out / "config.json").exists() and time.monotonic() < deadline:
+                time.sleep(0.05)  # config.json is written once the run (and its handler) began
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=30)
+            assert proc.returncode == 130, err[-2000:]
+        finally:
+            os.kill(server.pid, signal.SIGCONT)
+        assert read_run(out).episodes == {}
+        resumed = webdojo("run", "--tasks", "builtin:login", "--server", server.url,
+                          "--out", str(out), "--json")  # fmt: skip
+    summary = last_json(resumed)
+    assert summary["episodes"] == 11 and summary["success_rate"] == 1.0
 
 
 def test_bad_task_spec_is_a_clear_error(tmp_path: Path) -> None:
