@@ -15,6 +15,7 @@ from webdojo.errors import (
 from webdojo.observation import Observation, ObservationOptions
 from webdojo.server.protocol import StepInfo, StepResponse
 from webdojo.server.registry import Registry, SessionRecord, SessionState
+from webdojo.tasks.episode_rules import EndReason, episode_end
 
 
 class Clock:
@@ -62,10 +63,17 @@ def test_done_sessions_replay_but_never_step_again() -> None:
         record.replay(1)
 
 
-def test_step_cap() -> None:
-    record = _record(max_steps=3)
-    assert [record.at_cap(i) for i in range(3)] == [False, False, True]
-    assert not _record().at_cap(10_000)
+def test_step_cap_is_the_shared_episode_rule() -> None:
+    # the registry keeps the cap; whether a step reached it is episode_rules' to say
+    cap = _record(max_steps=3).max_steps
+    ends = [
+        episode_end(max_steps=cap, steps_taken=i + 1, action=None, error=None) for i in range(3)
+    ]
+    assert ends == [None, None, EndReason.STEP_CAP]
+    assert (
+        episode_end(max_steps=_record().max_steps, steps_taken=10_000, action=None, error=None)
+        is None
+    )
 
 
 def test_admission_counts_live_and_pending_sessions() -> None:

@@ -20,6 +20,12 @@ def get(url: str) -> httpx.Response:
     return httpx.get(url, timeout=TIMEOUT)
 
 
+def get_json(url: str, params: dict[str, str]) -> dict:
+    response = httpx.get(url, params=params, timeout=TIMEOUT)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
 def raw_status(port: int, path: str) -> int:
     """GET a path exactly as written (no client-side normalization of ``..`` or ``%2e``)."""
     with socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT) as sock:
@@ -49,6 +55,29 @@ def test_overview_and_episode(viewer: ViewerServer, scripted_run: Path) -> None:
         assert image.status_code == 200 and image.content[:2] == b"\xff\xd8"  # a JPEG
         assert client.get("api/runs/a/episode", params={"key": "nope#0"}).status_code == 404
         assert client.get("api/runs/c/overview").status_code == 404
+
+
+def test_steps_are_json_as_the_front_end_reads_them(edge_viewer: ViewerServer) -> None:
+    """Free-form JSON (memory) arrives as JSON, actions and targets as objects, the outcome as
+    its name: the fields ``static/episode.js`` reads."""
+    params = {"key": "shop.cart-lamp#0"}
+    episode = get_json(edge_viewer.url + "api/runs/a/episode", params)
+    typed, clicked, stop = episode["steps"]
+    assert clicked["memory"] == {"progress": "searched"} and typed["memory"] is None
+    assert typed["action"]["type"] == "type" and typed["action"]["text"] == "lamp"
+    assert typed["target"]["role"] == "searchbox" and set(typed["target"]["box"]) == {
+        "x",
+        "y",
+        "width",
+        "height",
+    }
+    assert clicked["action"]["space"] == "norm1000" and stop["overlay"]["kind"] == "stop"
+    assert episode["record"]["outcome"] == "stopped" and "final_state" not in episode["record"]
+    assert episode["record"]["verifier"]["passed"] is True
+    params = {"key": "shop.price-mug#0"}
+    unparsed = get_json(edge_viewer.url + "api/runs/a/episode", params)["steps"][1]
+    assert unparsed["action"] is None and unparsed["error"]["code"] == "parse_error"
+    assert unparsed["overlay"]["kind"] == "unparsed"
 
 
 def test_plots_are_svg(viewer: ViewerServer) -> None:

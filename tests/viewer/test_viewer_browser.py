@@ -11,6 +11,8 @@ from playwright.async_api import Page, expect
 from viewer_runs import latest_episodes, read_jsonl
 
 from webdojo.store.records import parse_step
+from webdojo.store.run_reader import read_run
+from webdojo.store.run_store import RunStore
 from webdojo.store.summary import summarize
 from webdojo.viewer.app import create_app
 from webdojo.viewer.server import ViewerServer
@@ -258,14 +260,13 @@ async def test_missing_run_directory_says_so(page: Page, tmp_path: Path) -> None
 def _append_copy_of_an_episode(root: Path, new_key: str) -> None:
     """Append one more finished episode (a copy of the first, under a new key and uid), as a
     run still being written would."""
-    record = next(read_jsonl(root / "episodes.jsonl"))
-    uid = record["episode"] + "-copy"
-    steps = steps_of(root, record["episode"])
-    with (root / "steps.jsonl").open("a", encoding="utf-8") as out:
-        for step in steps:
-            out.write(json.dumps({**step, "episode": uid, "key": new_key}) + "\n")
-    with (root / "episodes.jsonl").open("a", encoding="utf-8") as out:
-        out.write(json.dumps({**record, "episode": uid, "key": new_key}) + "\n")
+    run = read_run(root)
+    record = next(iter(run.episodes.values()))
+    uid = f"{record.episode}-copy"
+    with RunStore(root) as store:
+        for step in run.steps_of(record.key):
+            store.append_step(step.model_copy(update={"episode": uid, "key": new_key}))
+        store.append_episode(record.model_copy(update={"episode": uid, "key": new_key}))
 
 
 async def test_overview_redraws_itself_while_the_run_grows(

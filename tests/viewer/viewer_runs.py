@@ -5,7 +5,8 @@ it is there, else a small page of our own), and element boxes are measured on th
 overlays land where they would in a real run. The run holds every case the viewer must show:
 element clicks with a recorded target, 0-1000 normalized clicks, typing, scrolls that change
 nothing (repeats), an unparsed model output, a verifier failure, an env fault, an infra fault
-superseded by a resumed attempt, and an episode that never finished.
+superseded by a resumed attempt, and an episode that never finished. Records are built with
+the typed models of ``webdojo.store.records``, as a rollout writes them.
 """
 
 from __future__ import annotations
@@ -20,9 +21,19 @@ from typing import Any
 
 from playwright.async_api import Page, async_playwright
 
-from webdojo.store.records import EpisodeRecord, StepRecord, parse_episode, parse_step
+from webdojo.actions import Action, Click, CoordSpace, Goto, Press, Scroll, Stop, Type
+from webdojo.observation import Box
+from webdojo.store.records import (
+    EpisodeRecord,
+    ErrorRecord,
+    StepRecord,
+    StoredFinalState,
+    Target,
+    Verdict,
+)
 from webdojo.store.run_reader import read_run
 from webdojo.store.run_store import RunStore
+from webdojo.tasks.episode_rules import EndReason
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--disable-background-networking", "--disable-component-update",
@@ -104,41 +115,67 @@ async def take_shots(store: RunStore) -> Shots:
     return shots
 
 
-def _target(shots: Shots, element: str, ident: int, role: str, name: str) -> dict[str, Any]:
+def _target(shots: Shots, element: str, ident: int, role: str, name: str) -> Target:
     box = shots.boxes.get(element, {"x": 100.0, "y": 100.0, "width": 200.0, "height": 40.0})
-    return {"id": ident, "role": role, "name": name, "box": box}
+    return Target(id=ident, role=role, name=name, box=Box(**box))
 
 
-def _step(key: str, uid: str, i: int, shot: str, nxt: str, action: Any, **extra: Any) -> StepRecord:
-    record = {
+def _error(code: str, fault: str, message: str) -> ErrorRecord:
+    return ErrorRecord(code=code, fault=fault, message=message)
+
+
+def _step(
+    key: str, uid: str, i: int, shot: str, nxt: str, action: Action | None, **extra: Any
+) -> StepRecord:
+    said = "?" if action is None else action.describe()
+    fields: dict[str, Any] = {
         "episode": uid, "key": key, "task_id": key.split("#")[0], "step": i,
         "url": f"http://127.0.0.1:8000/{key.split('.')[0]}/index.html", "title": "Hearth & Hue",
-        "viewport": list(VIEWPORT), "text": f"Thought: step {i} of {key}.\nAction: {json.dumps(action)}",
+        "viewport": VIEWPORT, "text": f"Thought: step {i} of {key}.\nAction: {said}",
         "action": action, "target": None, "memory": None, "error": None, "dialogs": [],
-        "screenshot": shot, "next_screenshot": nxt, "policy_s": 0.01 + i / 1000,
-        "env_s": 0.05 + i / 100, "usage": {"prompt_tokens": 900 + i, "completion_tokens": 40},
+        "screenshot": shot, "next_screenshot": nxt, "policy_s": round(0.01 + i / 1000, 4),
+        "env_s": round(0.05 + i / 100, 4), "usage": {"prompt_tokens": 900 + i, "completion_tokens": 40},
     }  # fmt: skip
-    record.update(extra)
-    return parse_step(record)  # written as webdojo 0.1 wrote it (version 1), then upgraded
+    fields.update(extra)
+    return StepRecord(**fields)
 
 
 def _episode(
-    key: str, uid: str | None, site: str, difficulty: int, steps: int, **extra: Any
+    key: str,
+    uid: str | None,
+    site: str,
+    difficulty: int,
+    steps: int,
+    *reasons: str,
+    **extra: Any,
 ) -> EpisodeRecord:
-    level = "easy" if difficulty <= 3 else "medium"
-    record = {
+    """A verified episode when ``reasons`` are given (it passes when all are ``ok``), else
+    a fault (``error`` in ``extra``)."""
+    error: ErrorRecord | None = extra.pop("error", None)
+    passed = all(r.startswith("ok") for r in reasons) if reasons else None
+    url = "http://127.0.0.1:8000/shop/cart.html"
+    answer = extra.pop("answer", None)
+    fields: dict[str, Any] = {
         "key": key, "episode": uid, "task_id": key.split("#")[0], "site": site,
-        "difficulty": difficulty, "level": level, "policy": "scripted", "outcome": "stopped",
-        "steps": steps, "answer": None, "final_url": "http://127.0.0.1:8000/shop/cart.html",
-        "verifier": {"passed": True, "reasons": ["ok: url contains 'cart'"]}, "success": True,
-        "reward": 1.0, "fault": None, "error": None, "started_at": time.time(), "wall_s": 1.5,
+        "difficulty": difficulty, "level": "easy" if difficulty <= 3 else "medium",
+        "policy": "scripted", "outcome": EndReason.FAULT if passed is None else EndReason.STOPPED,
+        "steps": steps, "answer": answer, "final_url": url,
+        "verifier": None if passed is None else Verdict(passed=passed, reasons=list(reasons)),
+        "success": passed, "reward": None if passed is None else float(passed),
+        "fault": None if error is None else error.fault, "error": error,
+        "final_state": None if passed is None else StoredFinalState(
+            url=url, title="Cart", storage={"cart": ["lamp"]}, text="Your cart", answer=answer),
+        "started_at": time.time(), "wall_s": 1.5,
     }  # fmt: skip
-    record.update(extra)
-    return parse_episode(record)
+    fields.update(extra)
+    return EpisodeRecord(**fields)
 
 
 def uid() -> str:
     return uuid.uuid4().hex[:12]
+
+
+OK_CART, FAIL_CART = "ok: url contains 'cart'", "fail: url does not contain 'cart'"
 
 
 async def build_run(root: Path, tasks: Path, policy: str = "scripted") -> Path:
@@ -150,50 +187,42 @@ async def build_run(root: Path, tasks: Path, policy: str = "scripted") -> Path:
         s = await take_shots(store)
         home, results, cart = s.paths["home"], s.paths["results"], s.paths["cart"]
         key = "shop.cart-lamp#0"
-        store.append_episode(_episode(key, None, "shop", 1, 0, outcome="fault", success=None,
-                                      reward=None, verifier=None, fault="infra", wall_s=0.0,
-                                      error={"code": "browser_closed", "fault": "infra",
-                                             "message": "the browser went away"}))  # fmt: skip
+        store.append_episode(_episode(key, None, "shop", 1, 0, wall_s=0.0,
+                                      error=_error("browser_closed", "infra",
+                                                   "the browser went away")))  # fmt: skip
         a = uid()
         if policy == "scripted":
-            store.append_step(_step(key, a, 0, home, results, {"type": "type", "element": 3,
-                "x": None, "y": None, "space": "pixel", "text": "lamp", "enter": True},
-                target=_target(s, "#search-input", 3, "searchbox", "Search products")))  # fmt: skip
-            store.append_step(_step(key, a, 1, results, cart, {"type": "click", "element": None,
-                "x": 500, "y": 300, "space": "norm1000"}, memory={"progress": "searched"}))  # fmt: skip
-            store.append_step(_step(key, a, 2, cart, cart, {"type": "stop", "answer": ""}))
-            store.append_episode(_episode(key, a, "shop", 1, 3))
+            store.append_step(_step(key, a, 0, home, results, Type(element=3, text="lamp",
+                enter=True), target=_target(s, "#search-input", 3, "searchbox",
+                                            "Search products")))  # fmt: skip
+            store.append_step(_step(key, a, 1, results, cart, Click(x=500, y=300,
+                space=CoordSpace.NORM1000), memory={"progress": "searched"}))  # fmt: skip
+            store.append_step(_step(key, a, 2, cart, cart, Stop(answer="")))
+            store.append_episode(_episode(key, a, "shop", 1, 3, OK_CART))
         else:
-            store.append_step(_step(key, a, 0, home, home, {"type": "scroll", "element": None,
-                "x": None, "y": None, "space": "pixel", "direction": "down", "amount": None}))  # fmt: skip
-            store.append_step(_step(key, a, 1, home, home, {"type": "stop", "answer": "done"}))
-            store.append_episode(_episode(key, a, "shop", 1, 2, success=False, reward=0.0, verifier={
-                "passed": False, "reasons": ["fail: url does not contain 'cart'"]}))  # fmt: skip
+            store.append_step(_step(key, a, 0, home, home, Scroll(direction="down")))
+            store.append_step(_step(key, a, 1, home, home, Stop(answer="done")))
+            store.append_episode(_episode(key, a, "shop", 1, 2, FAIL_CART, answer="done"))
         key, b = "shop.price-mug#0", uid()
         early = uid()  # an attempt cut short by a crash, then run again on resume
-        store.append_step(_step(key, early, 0, home, results, {"type": "stop", "answer": "?"}))
-        store.append_step(_step(key, b, 0, home, home, {"type": "scroll", "element": None,
-            "x": None, "y": None, "space": "pixel", "direction": "down", "amount": None}))  # fmt: skip
+        store.append_step(_step(key, early, 0, home, results, Stop(answer="?")))
+        store.append_step(_step(key, b, 0, home, home, Scroll(direction="down")))
         store.append_step(_step(key, b, 1, home, home, None, text="I think I will <b>click</b>",
-            error={"code": "parse_error", "fault": "agent", "message": "no action found"}))  # fmt: skip
-        store.append_step(_step(key, b, 2, home, results, {"type": "click", "element": 4,
-            "x": None, "y": None, "space": "pixel"},
+            error=_error("parse_error", "agent", "no action found")))  # fmt: skip
+        store.append_step(_step(key, b, 2, home, results, Click(element=4),
             target=_target(s, "#search-btn", 4, "button", "Search")))  # fmt: skip
-        store.append_step(_step(key, b, 3, results, results, {"type": "stop", "answer": "$12"}))
-        store.append_episode(_episode(key, b, "shop", 2, 4, answer="$12", success=False,
-            reward=0.0, wall_s=2.25, verifier={"passed": False, "reasons": [
-                "fail: answer '$12' != '$18'", "ok: url contains 'cart'"]}))  # fmt: skip
+        store.append_step(_step(key, b, 3, results, results, Stop(answer="$12")))
+        store.append_episode(_episode(key, b, "shop", 2, 4, "fail: answer '$12' != '$18'",
+                                      OK_CART, answer="$12", wall_s=2.25))  # fmt: skip
         key, c = "wiki.capital#0", uid()
-        store.append_step(_step(key, c, 0, home, home, {"type": "goto", "url": "http://127.0.0.1:9/x"},
-            error={"code": "navigation_timeout", "fault": "env", "message": "took too long"}))  # fmt: skip
-        store.append_episode(_episode(key, c, "wiki", 3, 1, outcome="fault", success=None,
-            reward=None, verifier=None, fault="env", wall_s=30.1, error={
-                "code": "navigation_timeout", "fault": "env", "message": "took too long"}))  # fmt: skip
+        timeout = _error("navigation_timeout", "env", "took too long")
+        store.append_step(_step(key, c, 0, home, home, Goto(url="http://127.0.0.1:9/x"),
+                                error=timeout))  # fmt: skip
+        store.append_episode(_episode(key, c, "wiki", 3, 1, wall_s=30.1, error=timeout))
         key, d = "wiki.search#0", uid()
-        store.append_step(_step(key, d, 0, home, results, {"type": "click", "element": None,
-            "x": 640, "y": 360, "space": "pixel"}))  # fmt: skip
-        store.append_step(_step(key, d, 1, results, "screenshots/zz/missing.jpg", {
-            "type": "press", "keys": "Enter"}))  # fmt: skip
+        store.append_step(_step(key, d, 0, home, results, Click(x=640, y=360)))
+        store.append_step(_step(key, d, 1, results, "screenshots/zz/missing.jpg",
+                                Press(keys="Enter")))  # fmt: skip
     return root
 
 

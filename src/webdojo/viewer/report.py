@@ -17,6 +17,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
+from webdojo.store.records import EpisodeRecord
 from webdojo.viewer import plots
 from webdojo.viewer.compare import compare_runs
 from webdojo.viewer.overlay import overlay_svg
@@ -282,12 +283,7 @@ def _example(run: RunData, key: str) -> str:
     ep = episode_detail(run, key)
     if ep is None:
         return ""
-    rec = ep["record"] or {}
-    verifier = rec.get("verifier") or {}
-    reasons = "".join(
-        f"<li class='{'ok' if str(r).startswith('ok') else 'fail'}'>{escape(str(r))}</li>"
-        for r in verifier.get("reasons") or []
-    )
+    record = run.episodes.get(key)  # None: the episode never finished
     task = ep["task"]
     steps = ep["steps"]
     shown = steps if len(steps) <= HEAD_STEPS + TAIL_STEPS else (
@@ -302,24 +298,35 @@ def _example(run: RunData, key: str) -> str:
         if task
         else "<span class='muted'>instruction not available</span>"
     )
-    answer = (
-        f"<div>answer: <code>{escape(str(rec['answer']))}</code></div>" if rec.get("answer") else ""
-    )
-    error = rec.get("error") or {}
-    if not verifier:
-        answer += _pill("fault", "not verified") + (
-            f" {_codes([str(error.get('code'))])} {escape(str(error.get('message', '')))}"
-            if error
-            else " <span class='muted'>the episode never finished</span>"
-        )
+    wall = _wall(None if record is None else record.wall_s)
     return (
         f'<div class="card"><div class="ep-head"><span class="title mono">{escape(key)}</span>'
         f"{_pill(ep['status'])}<span class='muted'>{_v(ep.get('site'))} · difficulty "
-        f"{_v(ep.get('difficulty'))} · {len(steps)} steps{_wall(rec.get('wall_s'))}</span></div>"
+        f"{_v(ep.get('difficulty'))} · {len(steps)} steps{wall}</span></div>"
         f'<div class="ep-top"><div><h3>Task</h3><div class="instruction">{instruction}</div></div>'
-        f'<div><h3>Verdict</h3>{answer}<ul class="reasons">{reasons}</ul></div></div>'
+        f"<div><h3>Verdict</h3>{_verdict(record)}</div></div>"
         f'<h3>Steps</h3><div class="report-steps">{cards}</div></div>'
     )
+
+
+def _verdict(record: EpisodeRecord | None) -> str:
+    """The answer, and the verifier's reasons or why there are none (a fault, no record)."""
+    answer = ""
+    if record is not None and record.answer:
+        answer = f"<div>answer: <code>{escape(record.answer)}</code></div>"
+    verifier = None if record is None else record.verifier
+    if verifier is None:
+        error = None if record is None else record.error
+        answer += _pill("fault", "not verified") + (
+            f" {_codes([error.code])} {escape(error.message)}"
+            if error is not None
+            else " <span class='muted'>the episode never finished</span>"
+        )
+    reasons = "".join(
+        f"<li class='{'ok' if r.startswith('ok') else 'fail'}'>{escape(r)}</li>"
+        for r in (verifier.reasons if verifier is not None else [])
+    )
+    return f'{answer}<ul class="reasons">{reasons}</ul>'
 
 
 def _step_card(run: RunData, step: dict[str, Any]) -> str:

@@ -96,8 +96,11 @@ def load_run(root: Path) -> RunData:
     _check_files(run)
     try:
         run.records = read_run(root)
-    except RecordSchemaError as exc:
+    except RecordSchemaError as exc:  # a newer schema_version: never guess at its meaning
         problems.append(f"the records cannot be read: {exc}")
+        return run
+    except OSError as exc:  # e.g. a directory where a JSONL file should be, no permission
+        problems.append(f"the records cannot be read ({exc})")
         return run
     _note_records(run, run.records)
     run.missing_files = _missing_screenshots(run)
