@@ -24,8 +24,9 @@ from typing import Any
 
 from webdojo.actions import Action, Stop
 from webdojo.errors import Fault, StateError, WebdojoError
+from webdojo.history import Decision, Step
 from webdojo.observation import ErrorInfo, Observation, ObservationOptions
-from webdojo.policies.base import Decision, Policy, Step
+from webdojo.policies.base import Policy
 from webdojo.rollout.env_client import EnvClient, EnvSession
 from webdojo.store.run_store import RunStore
 from webdojo.tasks.schema import Task
