@@ -116,7 +116,7 @@ def test_bad_task_spec_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_run_against_a_server_process(tmp_path: Path) -> None:
     """`webdojo serve` in one process, `webdojo run --server` in another: same results."""
-    from webdojo.server.process import ServerProcess
+    from webdojo.server.child_process import ServerProcess
 
     with ServerProcess(["--workers", "1"]) as server:
         summary = last_json(

@@ -30,9 +30,8 @@ from webdojo.errors import (
 )
 from webdojo.observation import ErrorInfo, FinalState, Observation, ObservationOptions
 from webdojo.parsing import ParseFormat, parse
-from webdojo.server.metrics import ServerMetrics
-from webdojo.server.pool import Pool
-from webdojo.server.protocol import (
+from webdojo.server.api.metrics import ServerMetrics
+from webdojo.server.api.protocol import (
     CreateSessionRequest,
     FinalStateResponse,
     SessionCreated,
@@ -40,7 +39,8 @@ from webdojo.server.protocol import (
     StepRequest,
     StepResponse,
 )
-from webdojo.server.registry import Registry, SessionRecord, SessionState
+from webdojo.server.api.registry import Registry, SessionRecord, SessionState
+from webdojo.server.pool.base import Pool
 from webdojo.sites.server import SiteServer
 from webdojo.tasks.loader import TaskSet
 from webdojo.tasks.schema import Task
