@@ -176,7 +176,7 @@ def sites_check(
 ) -> None:
     """Load every page, report console errors and failed requests, and run every reference
     solution (which must pass) and wrong solution (which must fail) against its verifier."""
-    from webdojo.sites.check import check_sites, render_report
+    from webdojo.checks.sites import check_sites, render_report
 
     try:
         report = asyncio.run(check_sites(directory, progress_console=None if as_json else console))
