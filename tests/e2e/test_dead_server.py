@@ -15,11 +15,11 @@ import pytest
 
 from fakes.openai_server import unused_port
 from webdojo.errors import ServerDown
+from webdojo.history import Decision, Step
 from webdojo.observation import Observation
 from webdojo.policies import make_policy
-from webdojo.policies.base import Decision, Step
 from webdojo.rollout.run import RunConfig, run_job
-from webdojo.server.process import ServerProcess
+from webdojo.server.child_process import ServerProcess
 from webdojo.store.run_reader import read_run
 from webdojo.tasks.loader import load_spec
 from webdojo.tasks.schema import Task

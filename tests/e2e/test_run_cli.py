@@ -157,7 +157,7 @@ def test_interrupted_run_resumes_without_losing_anything(tmp_path: Path) -> None
 def test_sigint_stops_a_run_whose_requests_hang(tmp_path: Path) -> None:
     """SIGINT ends `webdojo run` at once even while every request hangs (a frozen server):
     nothing can finish, so none is recorded, and a resume finishes every episode."""
-    from webdojo.server.process import ServerProcess
+    from webdojo.server.child_process import ServerProcess
 
     out = tmp_path / "run"
     with ServerProcess(["--workers", "0", "--tasks", "builtin:login"]) as server:
@@ -191,7 +191,7 @@ def test_bad_task_spec_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_run_against_a_server_process(tmp_path: Path) -> None:
     """`webdojo serve` in one process, `webdojo run --server` in another: same results."""
-    from webdojo.server.process import ServerProcess
+    from webdojo.server.child_process import ServerProcess
 
     with ServerProcess(["--workers", "1"]) as server:
         summary = last_json(

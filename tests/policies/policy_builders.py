@@ -8,8 +8,8 @@ from typing import Any
 from PIL import Image
 
 from webdojo.actions import Action
+from webdojo.history import Decision, Step
 from webdojo.observation import Box, Element, ErrorInfo, Observation, Tab
-from webdojo.policies.base import Decision, Step
 from webdojo.tasks.schema import Task
 
 AXTREE = "[1] link 'Home'\n[2] searchbox 'Search products'\n[3] button 'Go'"

@@ -10,8 +10,9 @@ from typing import Any
 from webdojo.actions import Action
 from webdojo.browser.options import SessionOptions
 from webdojo.errors import ModelError
+from webdojo.history import Decision, Step
 from webdojo.observation import FinalState, Observation, ObservationOptions
-from webdojo.policies.base import Decision, Policy, Step
+from webdojo.policies.base import Policy
 from webdojo.rollout.env_client import EnvClient, EnvSession
 from webdojo.rollout.episode import EpisodeSpec
 from webdojo.tasks.schema import Task

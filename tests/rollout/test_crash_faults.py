@@ -13,13 +13,14 @@ from pathlib import Path
 import psutil
 import pytest
 
+from webdojo.history import Decision, Step
 from webdojo.observation import Observation
 from webdojo.policies import make_policy
-from webdojo.policies.base import Decision, Policy, Step
+from webdojo.policies.base import Policy
 from webdojo.rollout.env_client import EnvClient, InProcessEnv
 from webdojo.rollout.episode import EpisodeSpec, run_episode
 from webdojo.rollout.http_env import HttpEnv
-from webdojo.server.process import ServerProcess
+from webdojo.server.child_process import ServerProcess
 from webdojo.sites.server import SiteServer
 from webdojo.store.records import EpisodeRecord
 from webdojo.store.run_store import RunStore

@@ -21,9 +21,9 @@ import pytest
 from webdojo.asgi import ThreadServer
 from webdojo.browser.options import SessionOptions
 from webdojo.local_http import LoopbackHTTPServer
-from webdojo.server.app import ServerSettings, create_app
-from webdojo.server.inline_pool import InlinePool
-from webdojo.server.process import ServerProcess
+from webdojo.server.api.app import ServerSettings, create_app
+from webdojo.server.child_process import ServerProcess
+from webdojo.server.pool.inline import InlinePool
 from webdojo.tasks.loader import TaskSet, load_spec
 
 TOKEN = "test-token-0123456789"

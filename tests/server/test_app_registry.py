@@ -13,8 +13,8 @@ from webdojo.errors import (
     UnknownSession,
 )
 from webdojo.observation import Observation, ObservationOptions
-from webdojo.server.protocol import StepInfo, StepResponse
-from webdojo.server.registry import Registry, SessionRecord, SessionState
+from webdojo.server.api.protocol import StepInfo, StepResponse
+from webdojo.server.api.registry import Registry, SessionRecord, SessionState
 from webdojo.tasks.episode_rules import EndReason, episode_end
 
 

@@ -13,8 +13,8 @@ from _pool_fixtures import FAST, Site, serve_site, wait_until
 from webdojo.actions import Click
 from webdojo.errors import SessionLost, UnknownSession
 from webdojo.observation import ObservationOptions
-from webdojo.server.inline_pool import WORKER_ID, InlinePool
-from webdojo.server.worker import WorkerConfig
+from webdojo.server.pool.inline import WORKER_ID, InlinePool
+from webdojo.server.worker.core import WorkerConfig
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 

@@ -15,8 +15,8 @@ from webdojo.actions import Click, Goto
 from webdojo.browser.options import SessionOptions
 from webdojo.errors import NavigationTimeout, SessionLost, UnknownSession
 from webdojo.observation import ObservationOptions
-from webdojo.server.local_pool import LocalPool, LocalPoolConfig
-from webdojo.server.worker import WorkerConfig
+from webdojo.server.pool.local import LocalPool, LocalPoolConfig
+from webdojo.server.worker.core import WorkerConfig
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(240)]
 

@@ -25,9 +25,9 @@ from ray.cluster_utils import Cluster
 from webdojo.actions import Click
 from webdojo.errors import EnvError, SessionLost, UnknownSession
 from webdojo.observation import ObservationOptions
-from webdojo.server.process import ServerProcess
-from webdojo.server.ray_pool import RayPool, RayPoolConfig
-from webdojo.server.worker import WorkerConfig
+from webdojo.server.child_process import ServerProcess
+from webdojo.server.pool.ray_pool import RayPool, RayPoolConfig
+from webdojo.server.worker.core import WorkerConfig
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(300)]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from webdojo.errors import ConfigError
-from webdojo.server.ray_pool import RayPool, RayPoolConfig
+from webdojo.server.pool.ray_pool import RayPool, RayPoolConfig
 from webdojo.server.serve import build_pool
 
 

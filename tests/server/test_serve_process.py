@@ -24,7 +24,7 @@ from webdojo.observation import ObservationOptions
 from webdojo.policies import make_policy
 from webdojo.rollout.episode import EpisodeSpec, run_episode
 from webdojo.rollout.http_env import HttpEnv, HttpSession
-from webdojo.server.process import ServerProcess
+from webdojo.server.child_process import ServerProcess
 from webdojo.store.run_store import RunStore
 from webdojo.tasks.loader import TaskSet
 from webdojo.tasks.schema import Task

@@ -19,8 +19,8 @@ from webdojo.actions import Click, Goto
 from webdojo.browser.options import SessionOptions
 from webdojo.errors import BrowserClosed, NavigationTimeout, UnknownSession
 from webdojo.observation import ObservationOptions
-from webdojo.server.worker import QueueMode, Worker, WorkerConfig
-from webdojo.server.worker_browsers import Browsers, ManagedBrowser
+from webdojo.server.worker.browsers import Browsers, ManagedBrowser
+from webdojo.server.worker.core import QueueMode, Worker, WorkerConfig
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 

@@ -1,4 +1,4 @@
-"""The worker channel (``webdojo.server.ipc``) over a real socket pair, without browsers."""
+"""The worker channel (``webdojo.server.worker.ipc``) over a real socket pair, without browsers."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from webdojo.actions import Click, Goto
 from webdojo.browser.options import SessionOptions
 from webdojo.errors import InternalError, NavigationTimeout, UnknownSession
 from webdojo.observation import Box, Element, FinalState, Observation, ObservationOptions, Tab
-from webdojo.server import ipc
-from webdojo.server.worker import WorkerConfig
+from webdojo.server.worker import ipc
+from webdojo.server.worker.core import WorkerConfig
 
 OBS = Observation(
     url="http://127.0.0.1/",

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from webdojo.sites.check import check_sites
+from webdojo.checks.sites import check_sites
 from webdojo.tasks.loader import builtin_root, load_spec
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -1,4 +1,12 @@
 """Benchmarks: programs that print ratios against a baseline measured in the same run.
+Nothing in ``server/`` or ``rollout/`` imports them.
 
-``webdojo.bench.env_bench``: the browser environment against raw Playwright.
+* ``env_bench`` (``webdojo bench env``): the browser environment against raw Playwright.
+* ``rollout_bench`` (``webdojo bench rollout``): the rollout system against its baselines,
+  with ``rollout_legs`` (the legs) and ``rollout_report`` (the table).
+* ``latency_bench``, ``transport_bench`` (``python -m webdojo.bench.<name>``): the server's
+  step latency against in-process sessions, and JSON against msgpack on the wire; both share
+  ``server_report``.
+* ``worker_bench`` (``python -m webdojo.bench.worker_bench``): one server worker's
+  per-operation queues against one FIFO, and warm against cold creates.
 """

@@ -8,7 +8,7 @@ compares
   env steps/s;
 * in-process against the server (``webdojo serve`` in a child process, through ``HttpEnv``);
 * per-operation queues against a single FIFO inside a worker
-  (``webdojo.server.worker_bench.compare_queue_modes``);
+  (``webdojo.bench.worker_bench.compare_queue_modes``);
 
 and measures in the same run raw Playwright's saturated steps/s (click + screenshot on N busy
 pages) so that the server's saturated throughput reads as a share of it (target >= 90%), and
@@ -338,7 +338,7 @@ async def _server_legs(
     """With a server running: saturation rounds (raw and in-process included, taking turns
     with the server), low-load latency, and the async rollout through the server."""
     from webdojo.rollout.http_env import HttpEnv
-    from webdojo.server.process import ServerProcess
+    from webdojo.server.child_process import ServerProcess
 
     max_sessions = max(64, config.in_flight, config.saturation_sessions) + 8
     args = ["--workers", str(config.server_workers), "--max-sessions", str(max_sessions)]
@@ -365,7 +365,7 @@ async def _server_legs(
 
 
 async def _queues(duration_s: float, sessions: tuple[int, int]) -> dict[str, Any]:
-    from webdojo.server.worker_bench import QueueBenchConfig, compare_queue_modes
+    from webdojo.bench.worker_bench import QueueBenchConfig, compare_queue_modes
 
     slow, fast = sessions
     bench = QueueBenchConfig(slow_sessions=slow, fast_sessions=fast, duration_s=duration_s)

@@ -41,7 +41,8 @@ from __future__ import annotations
 from webdojo.actions import Action, CoordSpace
 
 from . import browseragent, funcall, qwen
-from ._helpers import MAX_INPUT_CHARS, Parsed, ParseFormat
+from ._helpers import MAX_INPUT_CHARS
+from .types import Parsed, ParseFormat
 
 __all__ = [
     "MAX_INPUT_CHARS",

@@ -1,5 +1,5 @@
-"""Pieces shared by the format parsers: the result type, the size cap, tag blocks, literal
-reading and strict argument checks.
+"""Pieces shared by the format parsers: the size cap, tag blocks, literal reading and strict
+argument checks (the public types are in ``types.py``).
 
 Nothing here evaluates model text. JSON goes through ``json``; Python-looking literals go
 through ``ast.parse`` and a walk that accepts only constant nodes.
@@ -11,32 +11,12 @@ import ast
 import json
 import math
 import re
-from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
 from webdojo.actions import NORM_RANGE, Action, CoordSpace, action_from_dict
 from webdojo.errors import InvalidActionError, InvalidCoordinates, ParseError
 
 MAX_INPUT_CHARS = 256_000  # longer model output is refused outright (see parsing/__init__.py)
-
-
-class ParseFormat(StrEnum):
-    """The output formats a model can be prompted to use."""
-
-    QWEN = "qwen"  # <tool_call>{"name": "computer_use", "arguments": {...}}</tool_call>
-    BROWSERAGENT = "browseragent"  # <think>..</think> then ```command [arg] [arg]```
-    FUNCALL = "funcall"  # click(412, 230), type("hi", element=3), stop("answer")
-
-
-@dataclass(frozen=True)
-class Parsed:
-    """One model output, read."""
-
-    action: Action  # the single action the output asks for
-    thought: str | None  # <think> text, or the WebGym "Action:" sentence; None if absent
-    memory: Any  # qwen: dict of Memory/Progress/Intention; browseragent: <conclusion> text
-    raw: str  # the text exactly as given
 
 
 # --- input checks -------------------------------------------------------------------------

@@ -52,7 +52,6 @@ from webdojo.actions import (
 
 from ._helpers import (
     THINK,
-    Parsed,
     blocks,
     build,
     check_text,
@@ -62,6 +61,7 @@ from ._helpers import (
     split_think,
     tag_patterns,
 )
+from .types import Parsed
 
 COMMANDS = (
     "click", "hover", "type", "select", "press", "scroll", "new_tab", "tab_focus", "close_tab",

@@ -56,7 +56,6 @@ from webdojo.errors import InvalidActionError, InvalidCoordinates
 
 from ._helpers import (
     THINK,
-    Parsed,
     boolean,
     build,
     check_text,
@@ -72,6 +71,7 @@ from ._helpers import (
     string,
     with_hint,
 )
+from .types import Parsed
 
 HINT = (
     "Expected format: exactly one call with literal arguments, e.g. click(412, 230), "

@@ -81,7 +81,6 @@ from webdojo.errors import InvalidActionError, InvalidCoordinates, ParseError
 
 from ._helpers import (
     THINK,
-    Parsed,
     boolean,
     build,
     check_text,
@@ -99,6 +98,7 @@ from ._helpers import (
     with_hint,
 )
 from .qwen_memory import read_preamble
+from .types import Parsed
 
 FUNCTION = "computer_use"
 Handler = Callable[[dict[str, Any], str, CoordSpace], dict[str, Any]]  # arguments -> fields

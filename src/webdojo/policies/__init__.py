@@ -4,7 +4,8 @@
 * ``random``: a seeded uniform choice among the actions valid on the page.
 * ``openai``: a prompt template + an OpenAI-compatible model endpoint.
 
-The Policy protocol, Decision and Step are in ``webdojo.policies.base``.
+The Policy protocol is in ``webdojo.policies.base``; the history it sees (``Decision``, ``Step``)
+in ``webdojo.history``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 from webdojo.errors import ConfigError
 from webdojo.models import ModelConfig
-from webdojo.policies.base import Decision, Policy, Step
+from webdojo.policies.base import Policy
 from webdojo.policies.openai_policy import OpenAIPolicy
 from webdojo.policies.random_policy import RandomPolicy
 from webdojo.policies.scripted import ScriptedPolicy
@@ -63,11 +64,9 @@ def _template_options(template: str, kw: dict[str, Any]) -> dict[str, Any]:
 
 __all__ = [
     "POLICY_NAMES",
-    "Decision",
     "OpenAIPolicy",
     "Policy",
     "RandomPolicy",
     "ScriptedPolicy",
-    "Step",
     "make_policy",
 ]

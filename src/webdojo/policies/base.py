@@ -1,38 +1,17 @@
-"""The policy boundary: observation + history in, model text + parsed action out."""
+"""The policy boundary: observation + history in, model text + parsed action out.
+
+The history types (``Decision``, ``Step``) are in ``webdojo.history``.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from webdojo.actions import Action
-from webdojo.observation import ErrorInfo, Observation, ObservationOptions
+from webdojo.observation import Observation, ObservationOptions
 from webdojo.tasks.schema import Task
 
-
-@dataclass(frozen=True)
-class Decision:
-    """One policy step.
-
-    ``action`` is None when the model's text could not be parsed; ``error`` then says why (a
-    ParseError as data) and the environment shows it to the model in the next observation.
-    """
-
-    text: str  # the model's raw output (for scripted policies, the action rendered as text)
-    action: Action | None
-    error: ErrorInfo | None = None
-    memory: Any = None  # WebGym Memory/Progress/Intention JSON or BrowserAgent <conclusion>
-    latency_s: float = 0.0  # time spent producing this decision (model call included)
-    usage: dict[str, int] = field(default_factory=dict)  # prompt/completion tokens if known
-
-
-@dataclass(frozen=True)
-class Step:
-    """A past step as policies see it in their history."""
-
-    index: int
-    observation: Observation
-    decision: Decision
+if TYPE_CHECKING:  # for annotations only: this module re-exports nothing of webdojo.history
+    from webdojo.history import Decision, Step
 
 
 @runtime_checkable

@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from webdojo.errors import InvalidActionError, ParseError
+from webdojo.history import Decision, Step
 from webdojo.models import ModelClient, ModelConfig
 from webdojo.observation import ErrorInfo, Observation, ObservationOptions
-from webdojo.policies.base import Decision, Step
 from webdojo.prompts import PromptTemplate, get_template
 from webdojo.tasks.schema import Task
 

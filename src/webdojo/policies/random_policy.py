@@ -13,8 +13,8 @@ import random
 import time
 
 from webdojo.actions import Action, Click, GoBack, Scroll, Select, Stop, Type
+from webdojo.history import Decision, Step
 from webdojo.observation import Element, Observation, ObservationOptions
-from webdojo.policies.base import Decision, Step
 from webdojo.tasks.schema import Task
 
 WORDS = ("lamp", "blue", "paris", "42", "hello", "cheap", "2024", "red shoes", "login", "help")

@@ -15,9 +15,9 @@ from typing import Literal
 
 from webdojo.actions import Action, Stop, action_from_dict
 from webdojo.errors import ConfigError, InvalidActionError, UnknownElement
+from webdojo.history import Decision, Step
 from webdojo.observation import Element, ErrorInfo, Observation, ObservationOptions
 from webdojo.parsing import ParseFormat, render
-from webdojo.policies.base import Decision, Step
 from webdojo.tasks.schema import SolutionStep, Target, Task
 
 SolutionGetter = Callable[[Task], Sequence[SolutionStep]]

@@ -14,16 +14,14 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from webdojo.actions import ACTION_TYPES, Action, CoordSpace, describe_actions
+from webdojo.history import Step
 from webdojo.models.content import image_part, message
 from webdojo.observation import AxTreeMode, ErrorInfo, Observation, ObservationOptions
 from webdojo.parsing import Parsed, ParseFormat, parse, render
 from webdojo.tasks.schema import Task
-
-if TYPE_CHECKING:  # at run time prompts must not import policies (policies import prompts)
-    from webdojo.policies.base import Step
 
 Message = dict[str, Any]
 

@@ -11,9 +11,10 @@ current one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from webdojo.actions import Action
+from webdojo.history import Step
 from webdojo.observation import AxTreeMode, Observation
 from webdojo.parsing import ParseFormat
 from webdojo.parsing.browseragent import command
@@ -30,9 +31,6 @@ from webdojo.prompts.base import (
     user_turn,
 )
 from webdojo.tasks.schema import Task
-
-if TYPE_CHECKING:  # at run time prompts must not import policies (policies import prompts)
-    from webdojo.policies.base import Step
 
 # (group, [(syntax, our action, what the arguments mean in this format)])
 COMMAND_GROUPS: list[tuple[str, list[tuple[str, str, str]]]] = [

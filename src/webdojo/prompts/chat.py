@@ -12,8 +12,9 @@ Only the last ``max_images`` observations appear, as images; older steps are tex
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from webdojo.history import Step
 from webdojo.observation import Observation
 from webdojo.prompts.base import (
     Message,
@@ -27,9 +28,6 @@ from webdojo.prompts.base import (
     user_turn,
 )
 from webdojo.tasks.schema import Task
-
-if TYPE_CHECKING:  # at run time prompts must not import policies (policies import prompts)
-    from webdojo.policies.base import Step
 
 
 @dataclass(frozen=True)

@@ -29,8 +29,9 @@ from enum import StrEnum
 
 from webdojo.actions import Action, Stop
 from webdojo.errors import Fault, StateError, WebdojoError
+from webdojo.history import Decision, Step
 from webdojo.observation import ErrorInfo, FinalState, Observation, ObservationOptions
-from webdojo.policies.base import Decision, Policy, Step
+from webdojo.policies.base import Policy
 from webdojo.rollout.env_client import EnvClient, EnvSession
 from webdojo.store.records import (
     EpisodeRecord,

@@ -16,7 +16,7 @@ until its lease runs out). A create answered 429 waits for Retry-After, up to
 ``overload_wait_s``. After that, failures raise ``ServerUnavailable`` (infra, retryable).
 
 Responses come as msgpack (raw screenshot bytes) unless ``transport="json"``; see
-``webdojo.server.transport`` for why.
+``webdojo.server.api.transport`` for why.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from webdojo.errors import (
     all_codes,
 )
 from webdojo.observation import FinalState, Observation, ObservationOptions
-from webdojo.server.protocol import (
+from webdojo.server.api.protocol import (
     CreateSessionRequest,
     ErrorBody,
     FinalStateRequest,
@@ -54,7 +54,7 @@ from webdojo.server.protocol import (
     StepRequest,
     StepResponse,
 )
-from webdojo.server.transport import JSON, MSGPACK, decode
+from webdojo.server.api.transport import JSON, MSGPACK, decode
 from webdojo.tasks.schema import Task
 from webdojo.tasks.verify import VerifyResult
 

@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 
 from webdojo.actions import Action
 from webdojo.browser.options import SessionOptions
+from webdojo.history import Decision, Step
 from webdojo.observation import FinalState, Observation, ObservationOptions
-from webdojo.policies.base import Decision, Policy, Step
+from webdojo.policies.base import Policy
 from webdojo.rollout.env_client import EnvClient, EnvSession
 from webdojo.tasks.schema import Task
 from webdojo.tasks.verify import VerifyResult

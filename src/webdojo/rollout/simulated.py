@@ -51,8 +51,8 @@ from functools import lru_cache
 
 from webdojo.actions import Action, Hover, Scroll, Stop
 from webdojo.errors import InvalidActionError
+from webdojo.history import Decision, Step
 from webdojo.observation import ErrorInfo, Observation, ObservationOptions
-from webdojo.policies.base import Decision, Step
 from webdojo.policies.scripted import resolve_step
 from webdojo.rollout.episode import EpisodeSpec
 from webdojo.tasks.schema import SolutionStep, Task

@@ -23,7 +23,8 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
-from webdojo.policies.base import Decision, Policy
+from webdojo.history import Decision
+from webdojo.policies.base import Policy
 from webdojo.rollout.engine_core import EngineCore, EpisodeHook, StartHook
 from webdojo.rollout.env_client import EnvClient
 from webdojo.rollout.episode import EpisodeRun, EpisodeSpec, EpisodeState

@@ -18,8 +18,8 @@ from typing import Any
 from webdojo.asgi import bind_tcp, make_server, run_blocking, url_of
 from webdojo.browser.options import SessionOptions
 from webdojo.errors import ConfigError
-from webdojo.server.app import ServerSettings, create_app
-from webdojo.server.pool import Pool
+from webdojo.server.api.app import ServerSettings, create_app
+from webdojo.server.pool.base import Pool
 from webdojo.tasks.loader import load_spec
 
 DEFAULT_HOST = "127.0.0.1"
@@ -49,14 +49,14 @@ def build_pool(workers: int, ray_address: str | None, **pool_options: Any) -> Po
     if workers < 0:
         raise ConfigError(f"--workers must be 0 or more, not {workers}")
     if ray_address is not None:
-        from webdojo.server.ray_pool import RayPool  # ray is heavy; import only when asked
+        from webdojo.server.pool.ray_pool import RayPool  # ray is heavy; import only when asked
 
         return RayPool(address=ray_address, workers=max(1, workers), **pool_options)
     if workers == 0:
-        from webdojo.server.inline_pool import InlinePool
+        from webdojo.server.pool.inline import InlinePool
 
         return InlinePool()
-    from webdojo.server.local_pool import LocalPool
+    from webdojo.server.pool.local import LocalPool
 
     return LocalPool(workers=workers, **pool_options)
 

@@ -30,7 +30,7 @@ from webdojo.browser.host import BrowserHost
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.session import BrowserSession, SessionState
 from webdojo.errors import BrowserClosed, WebdojoError
-from webdojo.server.worker_config import WorkerConfig
+from webdojo.server.worker.config import WorkerConfig
 
 _log = logging.getLogger(__name__)
 

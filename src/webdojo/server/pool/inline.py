@@ -23,8 +23,8 @@ from webdojo.actions import Action
 from webdojo.browser.options import SessionOptions
 from webdojo.errors import ActionTimeout, BrowserClosed, SessionLost, UnknownSession
 from webdojo.observation import FinalState, Observation, ObservationOptions
-from webdojo.server.pool import Pool, PoolStats
-from webdojo.server.worker import Worker, WorkerConfig, WorkerState
+from webdojo.server.pool.base import Pool, PoolStats
+from webdojo.server.worker.core import Worker, WorkerConfig, WorkerState
 
 WORKER_ID = "inline"
 DEADLINE_SLACK_S = 5.0  # past the worker's own deadline, before the pool gives up

@@ -47,8 +47,8 @@ from webdojo.errors import (
     WebdojoError,
 )
 from webdojo.observation import ErrorInfo
-from webdojo.server.metrics import ServerMetrics
-from webdojo.server.protocol import ErrorBody
+from webdojo.server.api.metrics import ServerMetrics
+from webdojo.server.api.protocol import ErrorBody
 
 # most specific first: the first class in an error's MRO found here decides
 _STATUS: dict[type[WebdojoError], int] = {

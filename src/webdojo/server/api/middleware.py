@@ -13,7 +13,7 @@ from collections.abc import Callable
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from webdojo.errors import RequestTooLarge, Unauthorized, WebdojoError
-from webdojo.server.http_errors import error_body, error_headers, status_for
+from webdojo.server.api.http_errors import error_body, error_headers, status_for
 
 OPEN_PATHS = frozenset({"/v1/health"})  # answered without a token (load balancer probes)
 DRAIN_LIMIT = 64 * 1024 * 1024  # the most of an oversized body read (and dropped) before a 413

@@ -1,4 +1,4 @@
-"""The ``view`` and ``report`` commands, registered on the main Typer app by ``cli.py``."""
+"""The ``view`` and ``report`` commands, registered on the main Typer app by ``cli/app.py``."""
 
 from __future__ import annotations
 

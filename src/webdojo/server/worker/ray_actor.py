@@ -1,5 +1,5 @@
 """One worker in a Ray actor: the remote class (``WorkerActor``) and the pool's handle on it
-(``RayWorker``, a ``WorkerHandle``: spawn, call, kill, stop), as ``worker_process.py`` is for
+(``RayWorker``, a ``WorkerHandle``: spawn, call, kill, stop), as ``process.py`` is for
 ``LocalPool``.
 
 ``WorkerActor`` is a plain class that ``RayPool`` turns into an actor with ``ray.remote``, so
@@ -32,9 +32,9 @@ from webdojo.actions import Action
 from webdojo.browser.options import SessionOptions
 from webdojo.errors import InfraError, InternalError, WebdojoError
 from webdojo.observation import FinalState, Observation, ObservationOptions
-from webdojo.server.worker import Worker
-from webdojo.server.worker_config import WorkerConfig
-from webdojo.server.worker_handle import WorkerGone, WorkerHandle, WorkerTimeout
+from webdojo.server.worker.config import WorkerConfig
+from webdojo.server.worker.core import Worker
+from webdojo.server.worker.handle import WorkerGone, WorkerHandle, WorkerTimeout
 
 
 class WorkerActor:

@@ -4,8 +4,8 @@ Placement, deadlines, the heartbeat, ``SessionLost`` and restarts are ``ManagedP
 ``LocalPool`` (see there); Ray does what the pool cannot do alone: start a worker on another
 machine. There is no cluster manager here; Ray's is used as it is.
 
-* Actors: one async ``WorkerActor`` (``ray_actor.py``, with ``RayWorker``, the handle the
-  pool calls it through) per worker, each running one ``Worker``
+* Actors: one async ``WorkerActor`` (``worker/ray_actor.py``, with ``RayWorker``, the handle
+  the pool calls it through) per worker, each running one ``Worker``
   (one Chromium). Each reserves ``num_cpus`` and is placed with ``scheduling_strategy``
   (``SPREAD`` by default, so that workers land on different nodes). Actors are named
   ``<pool name>-<slot>.<generation>`` and are owned by this process: they die with it. The
@@ -36,8 +36,8 @@ from typing import Any
 import ray
 
 from webdojo.errors import ConfigError
-from webdojo.server.managed_pool import ManagedPool, ManagedPoolConfig, Slot
-from webdojo.server.ray_actor import RayWorker, WorkerActor
+from webdojo.server.pool.managed import ManagedPool, ManagedPoolConfig, Slot
+from webdojo.server.worker.ray_actor import RayWorker, WorkerActor
 
 _log = logging.getLogger(__name__)
 LOOPBACK = "127.0.0.1"

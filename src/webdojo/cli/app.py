@@ -13,8 +13,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from webdojo.cli.viewer import register as register_viewer_commands
 from webdojo.errors import ServerDown, WebdojoError
-from webdojo.viewer.commands import register as register_viewer_commands
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
 sites_app = typer.Typer(no_args_is_help=True, help="Built-in and user-written synthetic sites.")
@@ -36,50 +36,46 @@ def _emit_json(data: dict[str, Any]) -> None:
     print(json.dumps(data, sort_keys=False))
 
 
+RUN_HELP = {
+    "tasks": "task spec: builtin, builtin:shop+wiki, a sites dir or a task file",
+    "policy": "scripted | random | openai (default: openai if a model endpoint is configured, else scripted)",
+    "limit": "run only the first N episodes",
+    "concurrency": "episodes in flight",
+    "repeats": "episodes per task",
+    "seed": "seed for the random policy and sampling",
+    "out": "run directory (default runs/<timestamp>); an existing one is resumed",
+    "model_base_url": "OpenAI-compatible endpoint (else $WEBDOJO_MODEL_BASE_URL)",
+    "model": "model name (else $WEBDOJO_MODEL)",
+    "template": "prompt template for the openai policy: qwen, webgym_memory, browseragent, funcall",
+    "server": "run the browsers on a `webdojo serve` server at this URL",
+    "token": "that server's bearer token",
+    "json": "print a JSON summary as the last stdout line",
+}
+
+
 @app.command()
 def run(
-    tasks: Annotated[
-        str, typer.Option(help="task spec: builtin, builtin:shop+wiki, a sites dir or a task file")
-    ] = "builtin",
-    policy: Annotated[
-        str | None,
-        typer.Option(
-            help="scripted | random | openai (default: openai if a model endpoint is configured, else scripted)"
-        ),
-    ] = None,
-    limit: Annotated[int | None, typer.Option(help="run only the first N episodes")] = None,
-    concurrency: Annotated[int, typer.Option(help="episodes in flight")] = 4,
-    repeats: Annotated[int, typer.Option(help="episodes per task")] = 1,
-    seed: Annotated[int, typer.Option(help="seed for the random policy and sampling")] = 0,
-    out: Annotated[
-        Path | None,
-        typer.Option(help="run directory (default runs/<timestamp>); an existing one is resumed"),
-    ] = None,
-    model_base_url: Annotated[
-        str | None, typer.Option(help="OpenAI-compatible endpoint (else $WEBDOJO_MODEL_BASE_URL)")
-    ] = None,
-    model: Annotated[str | None, typer.Option(help="model name (else $WEBDOJO_MODEL)")] = None,
-    template: Annotated[
-        str,
-        typer.Option(
-            help="prompt template for the openai policy: qwen, webgym_memory, browseragent, funcall"
-        ),
-    ] = "webgym_memory",
-    server: Annotated[
-        str | None, typer.Option(help="run the browsers on a `webdojo serve` server at this URL")
-    ] = None,
+    tasks: Annotated[str, typer.Option(help=RUN_HELP["tasks"])] = "builtin",
+    policy: Annotated[str | None, typer.Option(help=RUN_HELP["policy"])] = None,
+    limit: Annotated[int | None, typer.Option(help=RUN_HELP["limit"])] = None,
+    concurrency: Annotated[int, typer.Option(help=RUN_HELP["concurrency"])] = 4,
+    repeats: Annotated[int, typer.Option(help=RUN_HELP["repeats"])] = 1,
+    seed: Annotated[int, typer.Option(help=RUN_HELP["seed"])] = 0,
+    out: Annotated[Path | None, typer.Option(help=RUN_HELP["out"])] = None,
+    model_base_url: Annotated[str | None, typer.Option(help=RUN_HELP["model_base_url"])] = None,
+    model: Annotated[str | None, typer.Option(help=RUN_HELP["model"])] = None,
+    template: Annotated[str, typer.Option(help=RUN_HELP["template"])] = "webgym_memory",
+    server: Annotated[str | None, typer.Option(help=RUN_HELP["server"])] = None,
     token: Annotated[
-        str | None, typer.Option(help="that server's bearer token", envvar="WEBDOJO_SERVER_TOKEN")
+        str | None, typer.Option(help=RUN_HELP["token"], envvar="WEBDOJO_SERVER_TOKEN")
     ] = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="print a JSON summary as the last stdout line")
-    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help=RUN_HELP["json"])] = False,
 ) -> None:
     """Roll out a policy on a task set, verify every episode, store and summarize the run.
 
     Exit codes: 0 done; 2 bad input (task spec, flags); 3 the --server stopped answering and
     the run stopped early (run the same command again to resume)."""
-    from webdojo.rollout.cli_run import run_command
+    from webdojo.cli.run import run_command
 
     try:
         run_command(
@@ -210,7 +206,7 @@ def sites_check(
 ) -> None:
     """Load every page, report console errors and failed requests, and run every reference
     solution (which must pass) and wrong solution (which must fail) against its verifier."""
-    from webdojo.sites.check import check_sites, render_report
+    from webdojo.checks.sites import check_sites, render_report
 
     try:
         report = asyncio.run(check_sites(directory, progress_console=None if as_json else console))
@@ -295,6 +291,3 @@ def bench_rollout(
 
 
 register_viewer_commands(app)  # view, report
-
-if __name__ == "__main__":
-    app()

@@ -12,7 +12,7 @@ step):
 The contenders take turns step by step, in a rotating order, so that background load hits all
 alike. The issue's target: server p50 <= 1.10x in-process p50.
 
-``python -m webdojo.server.latency_bench`` prints the table; ``run_latency_bench()`` returns a
+``python -m webdojo.bench.latency_bench`` prints the table; ``run_latency_bench()`` returns a
 dict. Benchmarks report, they do not assert.
 """
 
@@ -25,12 +25,12 @@ from typing import Any, Protocol
 
 from webdojo.actions import Click
 from webdojo.bench.pages import COUNTER_XY, write_pages
+from webdojo.bench.server_report import bench_main, percentiles_ms, table
 from webdojo.bench.static import StaticServer
 from webdojo.observation import Observation, ObservationOptions
 from webdojo.rollout.env_client import InProcessEnv
 from webdojo.rollout.http_env import HttpEnv, HttpSession
-from webdojo.server.bench_report import bench_main, percentiles_ms, table
-from webdojo.server.process import ServerProcess
+from webdojo.server.child_process import ServerProcess
 from webdojo.sites.server import SiteServer
 from webdojo.tasks.schema import Task
 

@@ -1,4 +1,4 @@
-"""Entry point of a local worker process: ``python -m webdojo.server.worker_main --fd N``.
+"""Entry point of a local worker process: ``python -m webdojo.server.worker.main --fd N``.
 
 ``LocalPool`` starts it with one end of a Unix socket pair as file descriptor N. The first
 frame it reads is its ``WorkerConfig``; it launches its browser and answers ``(0, True,
@@ -16,8 +16,8 @@ import socket
 from typing import Any
 
 from webdojo.errors import InternalError
-from webdojo.server import ipc
-from webdojo.server.worker import Worker, WorkerConfig
+from webdojo.server.worker import ipc
+from webdojo.server.worker.core import Worker, WorkerConfig
 
 # The Worker methods the pool may call; anything else is refused.
 METHODS = frozenset({"create", "step", "observe", "final_state", "close", "stats"})
@@ -64,7 +64,7 @@ async def run(fd: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m webdojo.server.worker_main")
+    parser = argparse.ArgumentParser(prog="python -m webdojo.server.worker.main")
     parser.add_argument("--fd", type=int, required=True, help="the socket to the pool")
     args = parser.parse_args(argv)
     asyncio.run(run(args.fd))

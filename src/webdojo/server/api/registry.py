@@ -40,7 +40,7 @@ from webdojo.errors import (
     UnknownSession,
 )
 from webdojo.observation import FinalState, ObservationOptions
-from webdojo.server.protocol import StepResponse
+from webdojo.server.api.protocol import StepResponse
 from webdojo.tasks.schema import Task
 
 TOMBSTONES = 100_000  # ids of ended sessions remembered for precise errors (~100 B each)

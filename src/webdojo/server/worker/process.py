@@ -28,9 +28,9 @@ from typing import Any
 
 import webdojo
 from webdojo.errors import InfraError, WebdojoError
-from webdojo.server import ipc
-from webdojo.server.worker_config import WorkerConfig
-from webdojo.server.worker_handle import WorkerGone, WorkerHandle, WorkerTimeout
+from webdojo.server.worker import ipc
+from webdojo.server.worker.config import WorkerConfig
+from webdojo.server.worker.handle import WorkerGone, WorkerHandle, WorkerTimeout
 
 
 class ProcessState(StrEnum):
@@ -85,7 +85,7 @@ class WorkerProcess(WorkerHandle):
             self._proc = await asyncio.create_subprocess_exec(
                 sys.executable,
                 "-m",
-                "webdojo.server.worker_main",
+                "webdojo.server.worker.main",
                 "--fd",
                 str(theirs.fileno()),
                 pass_fds=(theirs.fileno(),),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from webdojo.server.worker_bench import QueueBenchConfig, compare_queue_modes, format_results
+from webdojo.bench.worker_bench import QueueBenchConfig, compare_queue_modes, format_results
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(240)]
 

@@ -27,11 +27,10 @@ from fastapi.responses import Response as RawResponse
 
 from webdojo.browser.options import SessionOptions
 from webdojo.observation import Observation
-from webdojo.server import http_errors
-from webdojo.server.metrics import CONTENT_TYPE, ServerMetrics
-from webdojo.server.middleware import BearerAuth, BodyLimit
-from webdojo.server.pool import Pool
-from webdojo.server.protocol import (
+from webdojo.server.api import http_errors
+from webdojo.server.api.metrics import CONTENT_TYPE, ServerMetrics
+from webdojo.server.api.middleware import BearerAuth, BodyLimit
+from webdojo.server.api.protocol import (
     API_VERSION,
     MAX_BODY_BYTES,
     CreateSessionRequest,
@@ -44,9 +43,10 @@ from webdojo.server.protocol import (
     StepRequest,
     StepResponse,
 )
-from webdojo.server.registry import Registry
-from webdojo.server.service import SessionService
-from webdojo.server.transport import JSON, MSGPACK, respond
+from webdojo.server.api.registry import Registry
+from webdojo.server.api.service import SessionService
+from webdojo.server.api.transport import JSON, MSGPACK, respond
+from webdojo.server.pool.base import Pool
 from webdojo.sites.server import SiteServer
 from webdojo.tasks.loader import TaskSet
 

@@ -8,7 +8,7 @@ from webdojo.actions import MAX_WAIT_SECONDS
 from webdojo.browser.chromium import BrowserConfig
 from webdojo.browser.options import SessionOptions
 from webdojo.errors import ConfigError
-from webdojo.server.worker_queues import Op, QueueMode
+from webdojo.server.worker.queues import Op, QueueMode
 
 # What a pool adds to a worker's own deadline before it gives up on the worker: the hop
 # between processes, pickling, and an event loop busy with other sessions.

@@ -16,8 +16,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from webdojo.server.managed_pool import ManagedPool, ManagedPoolConfig, Slot
-from webdojo.server.worker_process import WorkerProcess
+from webdojo.server.pool.managed import ManagedPool, ManagedPoolConfig, Slot
+from webdojo.server.worker.process import WorkerProcess
 
 
 @dataclass(frozen=True)

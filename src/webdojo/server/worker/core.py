@@ -39,9 +39,9 @@ from webdojo.errors import (
     WebdojoError,
 )
 from webdojo.observation import FinalState, Observation, ObservationOptions
-from webdojo.server.worker_browsers import Browsers, ManagedBrowser
-from webdojo.server.worker_config import WorkerConfig
-from webdojo.server.worker_queues import Op, OpQueues, QueueMode
+from webdojo.server.worker.browsers import Browsers, ManagedBrowser
+from webdojo.server.worker.config import WorkerConfig
+from webdojo.server.worker.queues import Op, OpQueues, QueueMode
 
 __all__ = ["Op", "QueueMode", "Worker", "WorkerConfig", "WorkerState", "queue_for"]
 

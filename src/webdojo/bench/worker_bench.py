@@ -14,8 +14,8 @@ Warm pool (``compare_warm_cold``). Create latency (context + first page + start 
 first screenshot) with the warm pool on and off, one create at a time, the pool refilled
 between creates as it is between real episodes.
 
-    python -m webdojo.server.worker_bench            # both, as text
-    python -m webdojo.server.worker_bench --json
+    python -m webdojo.bench.worker_bench            # both, as text
+    python -m webdojo.bench.worker_bench --json
     result = await compare_queue_modes(QueueBenchConfig(duration_s=10))   # from code
 """
 
@@ -39,7 +39,7 @@ from webdojo.browser.chromium import BrowserConfig
 from webdojo.browser.options import SessionOptions
 from webdojo.local_http import LoopbackHTTPServer
 from webdojo.observation import ObservationOptions
-from webdojo.server.worker import QueueMode, Worker, WorkerConfig
+from webdojo.server.worker.core import QueueMode, Worker, WorkerConfig
 
 PAGE = b"""<!doctype html><html><head><title>Bench</title></head><body>
 <button id="b" style="position:absolute;left:10px;top:10px;width:200px;height:60px"
@@ -225,7 +225,7 @@ def format_results(queues: dict[str, Any], warm: dict[str, Any] | None = None) -
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m webdojo.server.worker_bench")
+    parser = argparse.ArgumentParser(prog="python -m webdojo.bench.worker_bench")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--duration", type=float, default=QueueBenchConfig.duration_s)
     parser.add_argument("--creates", type=int, default=20)

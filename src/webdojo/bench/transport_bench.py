@@ -8,7 +8,7 @@ Two parts, on real 1280x720 observations of the built-in sites (JPEG q80 and PNG
   (uvicorn, httpx), one session, the two transports taking turns step by step, with the
   part that is not browser work (client time minus the pool's time) reported separately.
 
-``python -m webdojo.server.transport_bench`` prints the table; ``run_transport_bench()``
+``python -m webdojo.bench.transport_bench`` prints the table; ``run_transport_bench()``
 returns it as a dict. Benchmarks report, they do not assert.
 """
 
@@ -25,13 +25,13 @@ import httpx
 
 from webdojo.actions import Click
 from webdojo.bench.pages import COUNTER_XY, write_pages
+from webdojo.bench.server_report import bench_main, percentiles_ms, table
 from webdojo.bench.static import StaticServer
 from webdojo.browser import BrowserHost, SessionOptions
 from webdojo.observation import ImageFormat, Observation, ObservationOptions
-from webdojo.server.bench_report import bench_main, percentiles_ms, table
-from webdojo.server.process import ServerProcess
-from webdojo.server.protocol import StepInfo, StepResponse
-from webdojo.server.transport import JSON, MSGPACK, decode, encode
+from webdojo.server.api.protocol import StepInfo, StepResponse
+from webdojo.server.api.transport import JSON, MSGPACK, decode, encode
+from webdojo.server.child_process import ServerProcess
 from webdojo.sites.server import SiteServer
 from webdojo.tasks.loader import load_spec
 

@@ -32,9 +32,8 @@ from webdojo.errors import (
 )
 from webdojo.observation import ErrorInfo, FinalState, Observation, ObservationOptions
 from webdojo.parsing import ParseFormat, parse
-from webdojo.server.metrics import ServerMetrics
-from webdojo.server.pool import Pool
-from webdojo.server.protocol import (
+from webdojo.server.api.metrics import ServerMetrics
+from webdojo.server.api.protocol import (
     CreateSessionRequest,
     FinalStateResponse,
     SessionCreated,
@@ -42,7 +41,8 @@ from webdojo.server.protocol import (
     StepRequest,
     StepResponse,
 )
-from webdojo.server.registry import Registry, SessionRecord, SessionState
+from webdojo.server.api.registry import Registry, SessionRecord, SessionState
+from webdojo.server.pool.base import Pool
 from webdojo.sites.server import SiteServer
 from webdojo.tasks.episode_rules import EndReason, episode_end
 from webdojo.tasks.loader import TaskSet

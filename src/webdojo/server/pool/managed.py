@@ -36,10 +36,10 @@ from webdojo.actions import Action
 from webdojo.browser.options import SessionOptions
 from webdojo.errors import BrowserClosed, InfraError, SessionLost, UnknownSession, WebdojoError
 from webdojo.observation import FinalState, Observation, ObservationOptions
-from webdojo.server.pool import Pool, PoolStats
-from webdojo.server.worker_config import RPC_MARGIN_S, WorkerConfig
-from webdojo.server.worker_handle import WorkerGone, WorkerHandle, WorkerTimeout
-from webdojo.server.worker_queues import Op
+from webdojo.server.pool.base import Pool, PoolStats
+from webdojo.server.worker.config import RPC_MARGIN_S, WorkerConfig
+from webdojo.server.worker.handle import WorkerGone, WorkerHandle, WorkerTimeout
+from webdojo.server.worker.queues import Op
 
 _log = logging.getLogger(__name__)
 

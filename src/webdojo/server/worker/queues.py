@@ -10,7 +10,7 @@ hold every slot while a fast in-page click waits behind them. Here the kinds are
 * ``observe`` - a fresh observation or the final state, without acting.
 
 ``QueueMode.FIFO`` runs every kind through one queue with one shared limit: the baseline that
-``webdojo.server.worker_bench`` compares against.
+``webdojo.bench.worker_bench`` compares against.
 
 Waiting is bounded: an operation that waits longer than ``queue_timeout_s`` for a slot fails
 with ``Overloaded`` (retryable, nothing was done), so that a caller always hears back within

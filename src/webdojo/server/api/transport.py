@@ -6,7 +6,7 @@ users see plain JSON and need nothing else. Requests are always JSON (a few hund
 Errors are always JSON (see ``http_errors``).
 
 Why ``HttpEnv`` asks for msgpack by default: the note below, with the figures of
-``webdojo.server.transport_bench``.
+``webdojo.bench.transport_bench``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ _MSGPACK_TYPES = (MSGPACK, "application/x-msgpack")
 
 M = TypeVar("M", bound=BaseModel)
 
-# Why msgpack is HttpEnv's default (``python -m webdojo.server.transport_bench``, 2-core box,
+# Why msgpack is HttpEnv's default (``python -m webdojo.bench.transport_bench``, 2-core box,
 # busy with other jobs; StepResponse of the six built-in sites' start pages at 1280x720):
 #
 #                 screenshot  body     server encode  client decode

@@ -27,7 +27,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, generate_la
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from webdojo.server.pool import PoolStats
+from webdojo.server.pool.base import PoolStats
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 # a step is ~30 ms, a navigation ~100 ms, a cold create ~200 ms, a timeout 10-15 s

@@ -1,4 +1,5 @@
-"""``webdojo run``: wires config, task set, policy, progress bar and summary together."""
+"""``webdojo run`` (the command is in ``app.py``): wires config, task set, policy, progress bar
+and summary together."""
 
 from __future__ import annotations
 
