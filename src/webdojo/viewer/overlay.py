@@ -11,7 +11,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-NORM_RANGE = 1000  # see webdojo.actions.NORM_RANGE
+from webdojo.actions import describe, scale_point
+
 POINTER = {"click", "double_click", "hover", "type", "scroll", "select"}
 ARROWS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
 COLORS = {
@@ -22,13 +23,6 @@ COLORS = {
     "bad": "#b91c1c",
     "label": "#111827",
 }
-
-
-def to_pixels(x: float, y: float, space: Any, viewport: tuple[int, int]) -> tuple[float, float]:
-    """A recorded point in viewport pixels (0-1000 normalized points are scaled)."""
-    if space == "norm1000":
-        return x * viewport[0] / NORM_RANGE, y * viewport[1] / NORM_RANGE
-    return x, y
 
 
 def _num(value: Any) -> float | None:
@@ -51,14 +45,8 @@ def _short(text: str, limit: int = 60) -> str:
 
 
 def describe_action(action: Any) -> str:
-    """A one-line rendering such as ``click(element=5)`` or ``type(text='lamp', enter=True)``."""
-    if not isinstance(action, dict):
-        return "(no action: the model's text could not be parsed)"
-    fields = {k: v for k, v in action.items() if k not in ("type", "space") and v is not None}
-    if action.get("space") == "norm1000" and "x" in fields:
-        fields["space"] = "norm1000"
-    args = ", ".join(f"{k}={v!r}" for k, v in fields.items())
-    return f"{action.get('type', '?')}({args})"
+    """A recorded action on one line, such as ``click(element=5)`` (``webdojo.actions.describe``)."""
+    return describe(action)
 
 
 def _label(action: dict[str, Any], target: Any) -> str:
@@ -104,7 +92,7 @@ def overlay_spec(action: Any, target: Any, viewport: tuple[int, int]) -> dict[st
     point = None
     x, y = _num(action.get("x")), _num(action.get("y"))
     if kind in POINTER and x is not None and y is not None:
-        point = list(to_pixels(x, y, action.get("space"), viewport))
+        point = list(scale_point(x, y, action.get("space"), *viewport))
     elif box is not None:
         point = [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2]
     arrow = None
