@@ -14,6 +14,10 @@ import re
 
 from webdojo.actions import ACTION_NAMES, ACTION_TYPES
 
+_ACTION_DOCS = {  # action name -> its docstring on one line
+    cls.model_fields["type"].default: " ".join((cls.__doc__ or "").split()) for cls in ACTION_TYPES
+}
+
 
 def describe_actions(names: tuple[str, ...] = ACTION_NAMES) -> str:
     """One line per action: name, fields and docstring. Prompt templates embed this text."""
@@ -23,14 +27,8 @@ def describe_actions(names: tuple[str, ...] = ACTION_NAMES) -> str:
         if name not in names:
             continue
         fields = [f for f in cls.model_fields if f not in {"type", "space"}]
-        doc = " ".join((cls.__doc__ or "").split())
-        lines.append(f"- {name}({', '.join(fields)}): {doc}")
+        lines.append(f"- {name}({', '.join(fields)}): {_ACTION_DOCS[name]}")
     return "\n".join(lines)
-
-
-_ACTION_DOCS = {
-    cls.model_fields["type"].default: " ".join((cls.__doc__ or "").split()) for cls in ACTION_TYPES
-}
 
 
 def action_summary(name: str) -> str:
