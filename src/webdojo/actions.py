@@ -1,13 +1,14 @@
 """The action space: the union of WebGym's, BrowserAgent's and Weblica's.
 
 Each action is a pydantic model whose docstring is its one and only documentation: prompt
-templates are generated from these docstrings (``describe_actions``).
+templates are generated from these docstrings (``webdojo.action_docs``). ``describe(action)``
+renders an action on one line for people.
 
 Targets. Pointer actions (click, double_click, hover, type, scroll) take *either* an element
 id (from the accessibility tree or set-of-marks of the current observation) *or* a point
 ``x, y``. Points come in one of two spaces (``CoordSpace``): screenshot pixels, or 0-1000
-normalized coordinates (the Qwen-VL convention WebGym uses). ``to_viewport_pixels`` is the only
-place where one is converted to the other.
+normalized coordinates (the Qwen-VL convention WebGym uses). ``scale_point`` is the only
+place where one is converted to the other (``to_viewport_pixels`` checks the point first).
 
 Validation happens in two layers:
 * construction (pydantic): types, NaN/inf, sizes, enums, key names, URL syntax;
@@ -18,18 +19,16 @@ Validation happens in two layers:
 from __future__ import annotations
 
 import math
-import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Any, ClassVar, Literal
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
+from webdojo.action_values import check_url, normalize_keys
 from webdojo.errors import (
-    BadKey,
     BadTab,
-    BadUrl,
     InvalidActionError,
     InvalidCoordinates,
     TextTooLong,
@@ -38,7 +37,6 @@ from webdojo.errors import (
 
 MAX_TEXT_CHARS = 2_000  # longest string a type action may enter
 MAX_ANSWER_CHARS = 10_000  # longest final answer
-MAX_URL_CHARS = 2_048
 MAX_WAIT_SECONDS = 10.0  # a wait longer than this is capped, not refused
 NORM_RANGE = 1000  # Qwen-VL normalized coordinates span 0..1000 on both axes
 DEFAULT_SCROLL_PIXELS = 600
@@ -55,14 +53,9 @@ class _Action(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     def describe(self) -> str:
-        """A compact one-line rendering such as ``click(element=5)``: for people (the viewer,
-        the report, logs) and for prompts' history text. The coordinate space is named only
-        when it is not the default."""
-        fields = self.model_dump(mode="json", exclude_none=True, exclude={"type"})
-        if fields.get("space") != CoordSpace.NORM1000.value or "x" not in fields:
-            fields.pop("space", None)
-        args = ", ".join(f"{k}={v!r}" for k, v in fields.items())
-        return f"{self.type}({args})"  # type: ignore[attr-defined]
+        """A compact one-line rendering, used in history text and logs: ``describe(self)``
+        without the coordinate space."""
+        return describe(self, show_space=False)
 
 
 class _Pointer(_Action):
@@ -301,68 +294,6 @@ def _translate_validation(exc: ValidationError) -> InvalidActionError:
     return InvalidActionError(f"{where}: {first['msg']}")
 
 
-# --- keys ---------------------------------------------------------------------------------
-
-_NAMED_KEYS = {
-    "Backspace", "Tab", "Enter", "Shift", "Control", "Alt", "Meta", "Escape", "Space",
-    "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "PageUp", "PageDown", "Home", "End",
-    "Delete", "Insert", "CapsLock", "ContextMenu", "ControlOrMeta",
-    *(f"F{i}" for i in range(1, 13)),
-}  # fmt: skip
-_KEY_ALIASES = {
-    "ctrl": "Control", "control": "Control", "cmd": "Meta", "command": "Meta", "meta": "Meta",
-    "win": "Meta", "super": "Meta", "alt": "Alt", "option": "Alt", "shift": "Shift",
-    "esc": "Escape", "escape": "Escape", "return": "Enter", "enter": "Enter", "del": "Delete",
-    "delete": "Delete", "backspace": "Backspace", "tab": "Tab", "space": "Space",
-    "up": "ArrowUp", "down": "ArrowDown", "left": "ArrowLeft", "right": "ArrowRight",
-    "pageup": "PageUp", "pagedown": "PageDown", "pgup": "PageUp", "pgdn": "PageDown",
-    "home": "Home", "end": "End", "insert": "Insert",
-}  # fmt: skip
-_KEY_BY_LOWER = {k.lower(): k for k in _NAMED_KEYS} | _KEY_ALIASES
-
-
-def normalize_keys(keys: str) -> str:
-    """``"ctrl+A"`` -> ``"Control+a"``. Raises ``BadKey`` for anything Playwright would reject."""
-    stripped = keys.strip()
-    if not stripped:
-        raise BadKey("no key given")
-    parts = ["+"] if stripped == "+" else [p.strip() for p in stripped.split("+")]
-    out = []
-    for part in parts:
-        if len(part) == 1 and part.isprintable():
-            out.append(part.lower() if len(parts) > 1 else part)
-        elif part.lower() in _KEY_BY_LOWER:
-            out.append(_KEY_BY_LOWER[part.lower()])
-        else:
-            raise BadKey(f"unknown key {part!r} in {keys!r}; use names like Enter, Control+a")
-    return "+".join(out)
-
-
-# --- URLs ---------------------------------------------------------------------------------
-
-_ALLOWED_SCHEMES = {"http", "https"}
-_HOST_RE = re.compile(r"^[A-Za-z0-9.\-\[\]:]+$")
-
-
-def check_url(url: str) -> str:
-    """Accept absolute http(s) URLs and ``about:blank``; add ``https://`` to a bare host."""
-    value = url.strip()
-    if len(value) > MAX_URL_CHARS:
-        raise BadUrl(f"URL is {len(value)} characters; the limit is {MAX_URL_CHARS}")
-    if value == "about:blank":
-        return value
-    if "://" not in value and re.match(r"^[\w.-]+\.[a-z]{2,}(/|$)", value, re.I):
-        value = "https://" + value
-    parts = urlsplit(value)
-    if parts.scheme.lower() not in _ALLOWED_SCHEMES:
-        raise BadUrl(f"URL {url!r} must start with http:// or https://")
-    if not parts.hostname or not _HOST_RE.match(parts.netloc.rsplit("@", 1)[-1]):
-        raise BadUrl(f"URL {url!r} has no valid host")
-    if any(ch.isspace() for ch in value):
-        raise BadUrl(f"URL {url!r} contains whitespace")
-    return value
-
-
 # --- checks that need the current page ----------------------------------------------------
 
 
@@ -377,19 +308,20 @@ class ActionContext:
 
 
 def scale_point(
-    x: float, y: float, space: CoordSpace, viewport: tuple[int, int]
+    x: float, y: float, space: CoordSpace | str | None, width: float, height: float
 ) -> tuple[float, float]:
-    """The single place where a point becomes viewport pixels (no checks: drawing a recorded
-    action uses this too; ``to_viewport_pixels`` checks before acting)."""
-    if space is CoordSpace.NORM1000:
-        return x * viewport[0] / NORM_RANGE, y * viewport[1] / NORM_RANGE
+    """The single place where a point becomes viewport pixels: a 0-1000 point is scaled to a
+    ``width`` x ``height`` viewport, a pixel point is returned as it is. No checks: the viewer
+    draws recorded actions with it; ``to_viewport_pixels`` checks first."""
+    if space == CoordSpace.NORM1000:
+        return x * width / NORM_RANGE, y * height / NORM_RANGE
     return x, y
 
 
 def to_viewport_pixels(
     x: float, y: float, space: CoordSpace, ctx: ActionContext
 ) -> tuple[float, float]:
-    """A point of an action about to run, in viewport pixels. Checks range and finiteness."""
+    """A point in viewport pixels (``scale_point``), after checking range and finiteness."""
     if not (math.isfinite(x) and math.isfinite(y)):
         raise InvalidCoordinates(f"coordinates ({x}, {y}) are not finite numbers")
     if space is CoordSpace.NORM1000:
@@ -397,7 +329,7 @@ def to_viewport_pixels(
             raise InvalidCoordinates(
                 f"normalized coordinates ({x:g}, {y:g}) must lie within 0-{NORM_RANGE}"
             )
-        return scale_point(x, y, space, (ctx.viewport_width, ctx.viewport_height))
+        return scale_point(x, y, space, ctx.viewport_width, ctx.viewport_height)
     if not (0 <= x < ctx.viewport_width and 0 <= y < ctx.viewport_height):
         raise InvalidCoordinates(
             f"point ({x:g}, {y:g}) lies outside the {ctx.viewport_width}x{ctx.viewport_height} screenshot"
@@ -418,14 +350,25 @@ def check_action(action: Action, ctx: ActionContext) -> Action:
     return action
 
 
-def describe_actions(names: tuple[str, ...] = ACTION_NAMES) -> str:
-    """One line per action: name, fields and docstring. Prompt templates embed this text."""
-    lines = []
-    for cls in ACTION_TYPES:
-        name = cls.model_fields["type"].default
-        if name not in names:
-            continue
-        fields = [f for f in cls.model_fields if f not in {"type", "space"}]
-        doc = " ".join((cls.__doc__ or "").split())
-        lines.append(f"- {name}({', '.join(fields)}): {doc}")
-    return "\n".join(lines)
+# --- actions as text, for people ----------------------------------------------------------
+
+
+def describe(action: _Action | Mapping[str, Any] | None, *, show_space: bool = True) -> str:
+    """An action on one line for people, such as ``click(element=5)`` or ``type(text='lamp',
+    enter=True)``: the viewer and the report show it, and ``action.describe()`` (logs, error
+    messages, the text of scripted policies) is the same without the coordinate space.
+
+    ``action`` is an action or one as the run store records it (a dict); None, or anything
+    else, is a step whose model text could not be parsed. A 0-1000 point says so
+    (``space='norm1000'``) when ``show_space``; None fields are left out."""
+    if isinstance(action, _Action):
+        data = action.model_dump()
+    elif isinstance(action, Mapping):
+        data = dict(action)
+    else:
+        return "(no action: the model's text could not be parsed)"
+    fields = {k: v for k, v in data.items() if k not in ("type", "space") and v is not None}
+    if show_space and data.get("space") == CoordSpace.NORM1000 and "x" in fields:
+        fields["space"] = "norm1000"
+    args = ", ".join(f"{k}={v!r}" for k, v in fields.items())
+    return f"{data.get('type', '?')}({args})"

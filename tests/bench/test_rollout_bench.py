@@ -8,8 +8,9 @@ import json
 import pytest
 from rich.console import Console
 
-from webdojo.bench.rollout_bench import RolloutBenchConfig, run_rollout_bench
+from webdojo.bench.rollout_bench import run_rollout_bench
 from webdojo.bench.rollout_report import rollout_bench_table
+from webdojo.bench.rollout_result import RolloutBenchConfig
 from webdojo.browser import find_chromium
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

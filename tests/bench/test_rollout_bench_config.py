@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from webdojo.bench.rollout_bench import RolloutBenchConfig
 from webdojo.bench.rollout_legs import Contender, Saturation, saturation_rounds
+from webdojo.bench.rollout_result import RolloutBenchConfig
 from webdojo.cli import app
 from webdojo.errors import ConfigError
 

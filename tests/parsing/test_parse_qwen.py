@@ -10,7 +10,7 @@ import pytest
 from webdojo.actions import ACTION_NAMES, Click, CoordSpace, Scroll, Type
 from webdojo.errors import InvalidCoordinates, ParseError
 from webdojo.parsing import parse, render
-from webdojo.parsing.qwen import action_from_arguments
+from webdojo.parsing.qwen_arguments import action_from_arguments
 
 
 def tc(arguments: dict[str, Any]) -> str:

@@ -8,13 +8,13 @@ import pytest
 from policy_builders import make_obs, make_step
 
 from fakes.openai_server import message_text
+from webdojo.action_docs import action_summary
 from webdojo.actions import Click, CoordSpace, Press, Scroll, Stop
 from webdojo.errors import ConfigError
 from webdojo.models import count_images
 from webdojo.observation import AxTreeMode
 from webdojo.parsing import ParseFormat
 from webdojo.prompts import TEMPLATES, get_template
-from webdojo.prompts.base import action_summary
 from webdojo.prompts.qwen import QWEN_ACTIONS, computer_use_tool
 
 

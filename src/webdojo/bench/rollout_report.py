@@ -7,7 +7,7 @@ from typing import Any
 from rich.console import Group
 from rich.table import Table
 
-from webdojo.bench.rollout_bench import RolloutBenchResult
+from webdojo.bench.rollout_result import RolloutBenchResult
 
 
 def _f(value: float | None, digits: int = 1, suffix: str = "") -> str:

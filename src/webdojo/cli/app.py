@@ -266,8 +266,9 @@ def bench_rollout(
     2-core machine; on a bigger one raise --in-flight and --env-calls until it is CPU-bound."""
     from dataclasses import replace
 
-    from webdojo.bench.rollout_bench import RolloutBenchConfig, run_rollout_bench
+    from webdojo.bench.rollout_bench import run_rollout_bench
     from webdojo.bench.rollout_report import rollout_bench_table
+    from webdojo.bench.rollout_result import RolloutBenchConfig
 
     config = RolloutBenchConfig.quick() if quick else RolloutBenchConfig()
     overrides: dict[str, Any] = {

@@ -5,8 +5,9 @@
 
 Formats (``ParseFormat``), each documented in its module:
 
-* ``qwen`` (``parsing/qwen.py``): WebGym / Qwen ``computer_use`` tool calls, with the WebGym
-  memory prompt's Memory / Progress / Intention / Action fields.
+* ``qwen`` (``parsing/qwen.py``; its arguments in ``qwen_arguments.py``): WebGym / Qwen
+  ``computer_use`` tool calls, with the WebGym memory prompt's Memory / Progress / Intention /
+  Action fields.
 * ``browseragent`` (``parsing/browseragent.py``): ``<think>``, ``<conclusion>``, and a fenced
   ``command [arg] [arg]``.
 * ``funcall`` (``parsing/funcall.py``): one Python-style call, ``click(412, 230)``.

@@ -11,12 +11,11 @@ sent as images (the current one included); older steps become one text line each
 
 from __future__ import annotations
 
-import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from webdojo.actions import ACTION_TYPES, Action, CoordSpace, describe_actions
+from webdojo.actions import ACTION_TYPES, Action, CoordSpace
 from webdojo.history import Step
 from webdojo.models.content import image_part, message
 from webdojo.observation import AxTreeMode, ErrorInfo, Observation, ObservationOptions
@@ -172,23 +171,6 @@ def assistant_turn(step: Step) -> Message:
     return message("assistant", step.decision.text or "(empty reply)")
 
 
-# --- action docs -------------------------------------------------------------------------------
-
-_ACTION_DOCS = {
-    line.split("(", 1)[0][2:]: line.split("): ", 1)[1] for line in describe_actions().splitlines()
-}
-
-
-def action_summary(name: str) -> str:
-    """The first sentence of an action's docstring (``webdojo.actions``, the one source of
-    action documentation), with reST backticks made plain."""
-    doc = _ACTION_DOCS[name].replace("``", "`")
-    return re.split(r"(?<!e\.g\.)(?<!i\.e\.)(?<=[.!?])\s+(?=[A-Z`])", doc, maxsplit=1)[0]
-
-
-def action_doc(name: str) -> str:
-    """The whole docstring of one action, plain."""
-    return _ACTION_DOCS[name].replace("``", "`")
-
+# --- action names (documented for prompts in webdojo.action_docs) ------------------------------
 
 KNOWN_ACTIONS = frozenset(cls.model_fields["type"].default for cls in ACTION_TYPES)

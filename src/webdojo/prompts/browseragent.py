@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from webdojo.action_docs import action_doc, action_summary
 from webdojo.actions import Action
 from webdojo.history import Step
 from webdojo.observation import AxTreeMode, Observation
@@ -21,8 +22,6 @@ from webdojo.parsing.browseragent import command
 from webdojo.prompts.base import (
     Message,
     PromptTemplate,
-    action_doc,
-    action_summary,
     notices,
     page_header,
     step_errors,

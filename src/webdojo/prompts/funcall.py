@@ -1,7 +1,7 @@
 """The ``funcall`` template: screenshot + accessibility tree in, one Python-style call out.
 
-The action list is ``webdojo.actions.describe_actions()`` itself: the signatures there are the
-call syntax (``click(element, x, y)``), so the prompt and the parser cannot drift apart.
+The action list is ``webdojo.action_docs.describe_actions()`` itself: the signatures there are
+the call syntax (``click(element, x, y)``), so the prompt and the parser cannot drift apart.
 Elements are named by the ``[id]`` of the accessibility tree, or points by screenshot pixels.
 """
 
@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from webdojo.actions import CoordSpace, describe_actions
+from webdojo.action_docs import describe_actions
+from webdojo.actions import CoordSpace
 from webdojo.observation import AxTreeMode, Observation
 from webdojo.parsing import ParseFormat
 from webdojo.prompts.base import page_header, tabs_text

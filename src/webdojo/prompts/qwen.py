@@ -16,9 +16,9 @@ import json
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from webdojo.action_docs import action_doc, action_summary
 from webdojo.actions import Action
 from webdojo.parsing import ParseFormat, render
-from webdojo.prompts.base import action_doc, action_summary
 from webdojo.prompts.chat import MultiTurnTemplate
 
 # The qwen action name -> (our action, what its arguments mean in this format).

@@ -11,7 +11,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from webdojo.actions import Action, PointerAction, scale_point
+from webdojo.actions import Action, PointerAction, describe, scale_point
 from webdojo.store.records import Target
 
 POINTER = {"click", "double_click", "hover", "type", "scroll", "select"}
@@ -32,10 +32,8 @@ def _short(text: str, limit: int = 60) -> str:
 
 
 def describe_action(action: Action | None) -> str:
-    """A one-line rendering such as ``click(element=5)`` (the action's own ``describe``)."""
-    if action is None:
-        return "(no action: the model's text could not be parsed)"
-    return action.describe()
+    """A recorded action on one line, such as ``click(element=5)`` (``actions.describe``)."""
+    return describe(action)
 
 
 def _label(action: Action, target: Target | None) -> str:
@@ -83,7 +81,7 @@ def overlay_spec(
     box = target.box.model_dump() if target is not None and kind in POINTER else None
     point = None
     if isinstance(action, PointerAction) and action.x is not None and action.y is not None:
-        point = list(scale_point(action.x, action.y, action.space, viewport))
+        point = list(scale_point(action.x, action.y, action.space, *viewport))
     elif box is not None:
         point = [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2]
     arrow = None

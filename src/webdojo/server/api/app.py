@@ -136,14 +136,17 @@ def create_app(pool: Pool, task_set: TaskSet, settings: ServerSettings | None = 
     app.state.service = service
     app.state.metrics = metrics
     http_errors.install(app, metrics)
-    _routes(app, service, metrics)
+    _session_routes(app, service)
+    _status_routes(app, service, metrics)
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes, on_error=metrics.error)
     if settings.token:
         app.add_middleware(BearerAuth, token=settings.token, on_error=metrics.error)
     return app
 
 
-def _routes(app: FastAPI, service: SessionService, metrics: ServerMetrics) -> None:
+def _session_routes(app: FastAPI, service: SessionService) -> None:
+    """The routes of ``/v1/sessions``: create, step, observe, final state, close."""
+
     @app.post(
         f"{PREFIX}/sessions",
         response_model=SessionCreated,
@@ -189,6 +192,10 @@ def _routes(app: FastAPI, service: SessionService, metrics: ServerMetrics) -> No
         """Close the session. A second close answers 409 session_closed."""
         await service.close(session_id)
         return Response(status_code=204)
+
+
+def _status_routes(app: FastAPI, service: SessionService, metrics: ServerMetrics) -> None:
+    """Health (open to all) and Prometheus metrics."""
 
     @app.get(f"{PREFIX}/health", response_model=Health)
     async def health() -> Health:
