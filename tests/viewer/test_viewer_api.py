@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import socket
+import sys
+import warnings
 from pathlib import Path
 
 import httpx
@@ -138,3 +141,26 @@ def test_symlink_out_of_the_run_gets_404(scripted_run: Path, tmp_path: Path) -> 
     with ViewerServer(create_app([run])) as server:
         assert raw_status(server.port, "/runs/a/files/config.json") == 200
         assert raw_status(server.port, "/runs/a/files/leak.txt") == 404
+
+
+def test_a_stop_mid_download_leaves_nothing_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A client still downloading when the viewer stops (it stopped reading): its connection
+    and the file being sent are closed with the server, not later by the garbage collector."""
+    (tmp_path / "config.json").write_text('{"format_version": 2}')
+    (tmp_path / "big.bin").write_bytes(b"x" * 32_000_000)  # more than the socket buffers
+    leaks: list[str] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: leaks.append(repr(u.exc_value)))
+    server = ViewerServer(create_app([tmp_path])).start()
+    with socket.socket() as client:
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        client.connect(("127.0.0.1", server.port))
+        client.sendall(b"GET /runs/a/files/big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert client.recv(12) == b"HTTP/1.1 200"  # the download has begun; it stalls here
+        server.stop()
+        del server
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ResourceWarning)
+            gc.collect()
+    assert not leaks
