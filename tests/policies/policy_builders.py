@@ -62,9 +62,9 @@ def make_obs(
 def make_task(**kw: Any) -> Task:
     data: dict[str, Any] = {
         "id": "shop.cart-lamp",
-        "site": "shop",
+        "website": "shop",
         "instruction": "Add the brass desk lamp to your cart.",
-        "start": "index.html",
+        "start_url": "index.html",
         "rubric": {"fact_groups": [{"id": 1, "facts": ["the lamp is in the cart"]}]},
         "verifier": {"checks": [{"kind": "answer", "value": "done"}]},
         "solution": [{"type": "click", "target": {"html_id": "add-lamp"}}, {"type": "stop"}],

@@ -19,9 +19,9 @@ def make_task(checks: list[dict], **extra) -> Task:
     return Task.model_validate(
         {
             "id": "t.x",
-            "site": "shop",
+            "website": "shop",
             "instruction": "do it",
-            "start": "index.html",
+            "start_url": "index.html",
             "rubric": {"fact_groups": [{"id": 1, "facts": ["a"]}]},
             "verifier": {"checks": checks},
             "solution": [{"type": "stop"}],

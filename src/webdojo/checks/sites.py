@@ -166,7 +166,7 @@ async def check_task(
 ) -> TaskResult:
     result = TaskResult(
         task_id=task.id,
-        site=task.site,
+        site=task.website or "",
         difficulty=task.difficulty or 0,
         reference_passed=None,
         reference_steps=0,

@@ -82,14 +82,19 @@ def reverify_run(root: Path, tasks: str | None = None) -> ReverifyReport:
 
 
 def _check(record: EpisodeRecord, task: Task | None, report: ReverifyReport) -> None:
-    if record.reward is None:
+    if record.fault is not None:
         report.skip("fault", record.key)
+    elif record.reward is None:
+        report.skip("not_verified", record.key)
     elif record.final_state is None:
         report.skip("no_final_state", record.key)
     elif task is None:
         report.skip("unknown_task", record.key)
     else:
         verdict = verify(task, record.final_state.to_final_state())
+        if verdict is None:
+            report.skip("no_verifier", record.key)
+            return
         report.checked += 1
         now = float(verdict.passed)
         if now == record.reward:

@@ -33,7 +33,9 @@ class EnvSession(Protocol):
     async def observe(self, options: ObservationOptions) -> Observation: ...
     async def step(self, action: Action, options: ObservationOptions) -> Observation: ...
     async def final_state(self, answer: str | None) -> FinalState: ...
-    async def verify(self, task: Task, answer: str | None) -> tuple[FinalState, VerifyResult]: ...
+    async def verify(
+        self, task: Task, answer: str | None
+    ) -> tuple[FinalState, VerifyResult | None]: ...
     async def aclose(self) -> None: ...
 
 
@@ -63,7 +65,9 @@ class _LocalSession:
     async def final_state(self, answer: str | None) -> FinalState:
         return await self.inner.final_state(answer)
 
-    async def verify(self, task: Task, answer: str | None) -> tuple[FinalState, VerifyResult]:
+    async def verify(
+        self, task: Task, answer: str | None
+    ) -> tuple[FinalState, VerifyResult | None]:
         final = await self.inner.final_state(answer)
         return final, verify(task, final)
 

@@ -87,7 +87,7 @@ class EpisodeRun:
         self.options: ObservationOptions = policy.observation_options()
         self.session: EnvSession | None = None
         self.obs: Observation | None = None
-        self.url = spec.task.start
+        self.url = spec.task.start_url or ""
         self.started = time.perf_counter()
         self.started_at = time.time()
 
@@ -261,9 +261,9 @@ def episode_record(
         key=spec.key,
         episode=uid,
         task_id=task.id,
-        site=task.site,
-        difficulty=task.difficulty or 1,  # set from the rubric when the task loads
-        level=task.level,
+        site=task.website or "",
+        difficulty=task.difficulty or 0,  # 0: the task has no difficulty (no rubric, no level)
+        level=task.level or "unknown",
         policy=policy_name,
         outcome=outcome,
         steps=steps,

@@ -250,7 +250,9 @@ class HttpSession:
             return info.final_state
         return (await self.final_state_verified(answer)).final_state
 
-    async def verify(self, task: Task, answer: str | None) -> tuple[FinalState, VerifyResult]:
+    async def verify(
+        self, task: Task, answer: str | None
+    ) -> tuple[FinalState, VerifyResult | None]:
         """The server's final state and verdict: it verified where the page is (at the step
         that ended the episode, else now), so the client does not verify again."""
         info = None if self.last is None else self.last.info
@@ -259,6 +261,8 @@ class HttpSession:
         else:
             response = await self.final_state_verified(answer)
             final, verdict = response.final_state, response.verifier
+        if verdict is None and task.verifier is None:
+            return final, None  # nothing to verify: a judge scores the episode later
         if verdict is None:
             raise InternalError(f"the server did not verify session {self.id} (task {task.id})")
         return final, VerifyResult(passed=bool(verdict["passed"]), reasons=verdict["reasons"])

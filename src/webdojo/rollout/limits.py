@@ -139,7 +139,9 @@ class _LimitedSession:
         async with self.limiter.slot("final_state"):
             return await self.inner.final_state(answer)
 
-    async def verify(self, task: Task, answer: str | None) -> tuple[FinalState, VerifyResult]:
+    async def verify(
+        self, task: Task, answer: str | None
+    ) -> tuple[FinalState, VerifyResult | None]:
         async with self.limiter.slot("final_state"):
             return await self.inner.verify(task, answer)
 

@@ -169,7 +169,7 @@ class SimulatedVLMPolicy:
 
     def plan(self, task: Task) -> EpisodePlan:
         rng = random.Random(f"{self.seed}:{episode_key(task)}:plan")
-        horizon = self.horizons.sample(task.level, task.max_steps, rng)
+        horizon = self.horizons.sample(task.level or "medium", task.max_steps, rng)
         return make_plan(task, horizon, rng)
 
     def call_latency(self, task: Task, step: int) -> float:
@@ -240,7 +240,7 @@ def sample_workload(
     weights = mix or UNIFORM_MIX
     by_level: dict[str, list[Task]] = {}
     for task in tasks:
-        by_level.setdefault(task.level, []).append(task)
+        by_level.setdefault(task.level or "medium", []).append(task)
     levels = [lvl for lvl in weights if by_level.get(lvl)]
     if not levels:
         raise ValueError("no task of any level in the mix")
@@ -258,7 +258,7 @@ def sample_workload(
 def expected_steps(specs: Sequence[EpisodeSpec], horizons: HorizonModel | None = None) -> float:
     """The expected number of env steps of a workload (for sizing benchmarks)."""
     model = horizons or HorizonModel()
-    return sum(model.mean(s.task.level, s.max_steps) for s in specs)
+    return sum(model.mean(s.task.level or "medium", s.max_steps) for s in specs)
 
 
 __all__ = [

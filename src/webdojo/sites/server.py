@@ -33,9 +33,10 @@ class SiteServer(LoopbackHTTPServer):
 
     def start_url(self, task: Task) -> str:
         """Where an episode of ``task`` starts: its own absolute URL or a page of its site."""
-        if task.start.startswith(("http://", "https://", "about:")):
-            return task.start
-        return self.url_for(task.site, task.start)
+        site = task.local_site
+        if site is None:
+            return task.start_url or task.website or "about:blank"
+        return self.url_for(site, task.start_url or "")
 
 
 def resolve_path(roots: dict[str, Path], url_path: str) -> Path | None:

@@ -155,16 +155,16 @@ class EpisodeRecord(_Record):
     episode: str | None  # id of the attempt; its steps carry the same id
     task_id: str
     site: str
-    difficulty: int  # WebGym's difficulty: the number of facts in the task's rubric
-    level: str  # easy | medium | hard
+    difficulty: int  # WebGym's difficulty: the number of facts in the task's rubric; 0: none
+    level: str  # easy | medium | hard | unknown (a task with no difficulty)
     policy: str  # the policy's name
     outcome: EndReason  # stopped | step_cap | fault (see webdojo.tasks.episode_rules)
     steps: int  # steps taken
     answer: str | None  # the agent's final answer, if it stopped with one
     final_url: str
-    verifier: Verdict | None  # None for faults
-    success: bool | None  # the verifier's verdict; None for faults
-    reward: float | None  # 1.0 / 0.0 from the verifier; None for faults
+    verifier: Verdict | None  # None for faults and tasks without a verifier (judged later)
+    success: bool | None  # the verifier's verdict; None when there is none
+    reward: float | None  # 1.0 / 0.0 from the verifier; None when there is no verdict
     fault: str | None  # env | infra when a fault ended the episode
     error: ErrorRecord | None  # that fault
     final_state: StoredFinalState | None = None  # what the verifier read (None: faults, v1)

@@ -45,7 +45,10 @@ def summary_tables(summary: RunSummary, elapsed_s: float | None = None) -> list[
     by_diff = _bucket_table(
         "Success by difficulty (number of rubric facts)",
         "difficulty",
-        {f"{k} ({difficulty_level(k)})": v for k, v in sorted(summary.by_difficulty.items())},
+        {
+            f"{k} ({difficulty_level(k) if k else 'unknown'})": v
+            for k, v in sorted(summary.by_difficulty.items())
+        },
         summary.overall,
     )
     totals = Table(title="Run", title_justify="left", show_header=False)

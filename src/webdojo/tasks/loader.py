@@ -57,11 +57,11 @@ class TaskSet:
             self.tasks.append(task)
 
     def only_sites(self, names: set[str]) -> TaskSet:
-        unknown = names - {t.site for t in self.tasks} - set(self.sites)
+        unknown = names - {t.website for t in self.tasks} - set(self.sites)
         if unknown:
             raise TaskFileError(f"no such site(s): {', '.join(sorted(unknown))}")
         return TaskSet(
-            tasks=[t for t in self.tasks if t.site in names],
+            tasks=[t for t in self.tasks if t.website in names],
             sites={n: s for n, s in self.sites.items() if n in names},
         )
 
@@ -117,8 +117,13 @@ def load_site(directory: Path) -> tuple[Site, list[Task]]:
         if (directory / candidate).exists():
             tasks += load_task_file(directory / candidate)
     for task in tasks:
-        if task.site != info.name:
-            raise TaskFileError(f"{directory}: task {task.id!r} names site {task.site!r}")
+        if task.website != info.name:
+            raise TaskFileError(f"{directory}: task {task.id!r} names site {task.website!r}")
+        if task.verifier is None or not task.solution:
+            # a local site is ours: every task must be checkable (see `webdojo sites check`)
+            raise TaskFileError(
+                f"{directory}: task {task.id!r} needs a verifier and a reference solution"
+            )
     return site, tasks
 
 

@@ -1,22 +1,38 @@
-"""The task file format (pydantic, ``extra="forbid"``): tasks, rubrics, verifiers, solutions.
+"""The task schema (pydantic, ``extra="forbid"``, versioned): one task type for the built-in
+sites and every imported task set.
 
-A task::
+A task of a built-in site::
 
     {
+      "schema_version": 2,
       "id": "shop.cart-lamp",
-      "site": "shop",
       "instruction": "Add the brass desk lamp to your cart.",
-      "start": "index.html",                      # path inside the site, or an absolute URL
-      "rubric": {"fact_groups": [{"id": 1, "facts": ["the brass desk lamp is in the cart"]}]},
+      "website": "shop",                          # a local site's name, or a real website
+      "start_url": "index.html",                  # a page of that local site, or an absolute URL
+      "source": "builtin",
+      "rubric": {"fact_groups": [{"id": 1, "description": "the lamp",
+                                  "facts": ["the brass desk lamp is in the cart"]}]},
       "verifier": {"checks": [{"kind": "storage", "key": "shop.cart", "path": "0.sku",
                                 "op": "eq", "value": "lamp-brass"}]},
-      "solution": [{"type": "click", "target": {"html_id": "add-lamp-brass"}}, {"type": "stop"}],
-      "wrong_solutions": [[{"type": "click", "target": {"html_id": "add-lamp-steel"}},
-                           {"type": "stop"}]]
+      "solution": [{"type": "click", "target": {"html_id": "add-lamp-brass"}}, {"type": "stop"}]
     }
 
-Difficulty is WebGym's: the number of facts in the rubric (1-10). A ``difficulty`` field may be
-given and must then agree.
+An imported task names a real website (``"website": "https://www.allrecipes.com/"``), may carry
+reference answers (golden or possible), the source's rule-based evaluation (``eval_rules``,
+e.g. Mind2Web-Live's ``url_included_match``), its domain and subdomain (the Mind2Web-2
+taxonomy, ``webdojo.tasks.taxonomy``), and ``meta``: the source's other fields, verbatim.
+
+Difficulty is WebGym's: the number of facts in the rubric. A task without a rubric may give
+``difficulty`` or only a ``level`` (easy / medium / hard, e.g. Online-Mind2Web's); when both a
+rubric and a difficulty are given they must agree. ``step_cap`` overrides the per-level cap.
+
+Versions: 1 is the built-in format of webdojo 0.1 (``site``/``start``, no ``schema_version``),
+upgraded when read; a newer version than this webdojo knows is an error that names it.
+
+Arrow-friendly on disk: ``model_dump(mode="json")`` writes every field, and the free-form parts
+(verifier, solutions, meta) as JSON text, so a task file loads with
+``datasets.load_dataset("json", ...)`` and each row validates back into a ``Task``. Hand-written
+files may give those parts as JSON objects.
 
 Solutions are lists of actions written as action dicts, except that element actions name their
 element with a ``target`` (a DOM id, or a role and accessible name) instead of a numeric id:
@@ -26,11 +42,25 @@ each observation's element list.
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import to_jsonable_python
 
-MAX_DIFFICULTY = 10
+from webdojo.tasks.taxonomy import canonical_domain, canonical_subdomain
+
+TASK_SCHEMA_VERSION = 2
+MAX_DIFFICULTY = 50  # decomposition and generated rubrics may exceed WebGym's 1-10
+Level = Literal["easy", "medium", "hard"]
 
 
 class _Strict(BaseModel):
@@ -39,6 +69,7 @@ class _Strict(BaseModel):
 
 class FactGroup(_Strict):
     id: int
+    description: str = ""
     facts: list[str] = Field(min_length=1)
 
 
@@ -139,43 +170,157 @@ class SolutionStep(BaseModel):
         return self.model_dump(exclude={"target"}, exclude_none=True)
 
 
+# --- imported references and rules -----------------------------------------------------
+
+
+class ReferenceAnswer(_Strict):
+    """A reference answer from the source: ``golden`` (the one right answer) or ``possible``
+    (one acceptable answer; live content may have changed since)."""
+
+    type: Literal["golden", "possible"]
+    answer: str
+
+
+RuleMatch = Literal[
+    "url_exactly_match", "url_included_match", "url_semantic_match",
+    "element_path_exactly_match", "element_path_included_match",
+    "element_value_exactly_match", "element_value_included_match", "element_value_semantic_match",
+    "cache_data_exactly_match", "cache_data_included_match", "cache_data_semantic_match",
+]  # fmt: skip
+
+
+class EvalRule(_Strict):
+    """One key node of a rule-based evaluation (Mind2Web-Live / WebCanvas): a trajectory
+    passes the node when some step matches ``reference`` under ``match``. URL rules compare
+    the URL, or its query parameter ``key`` when given; element rules compare the element at
+    ``reference`` (a selector or xpath, ``method``) or its value on the page ``url``."""
+
+    match: RuleMatch
+    reference: str
+    key: str = ""
+    url: str | None = None
+    netloc: str | None = None
+    path: str | None = None
+    method: str | None = None
+
+
+def _json_text_in(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def _json_text_out(value: Any) -> str | None:
+    plain = to_jsonable_python(value, exclude_none=True)
+    return None if plain is None else json.dumps(plain, ensure_ascii=False, sort_keys=True)
+
+
+def _as_json_text(kind: Any) -> Any:
+    """``kind`` as JSON text on disk (Arrow cannot unify its varying keys), an object in Python."""
+    return Annotated[
+        kind, BeforeValidator(_json_text_in), PlainSerializer(_json_text_out, when_used="json")
+    ]
+
+
 class Task(_Strict):
-    id: str = Field(pattern=r"^[A-Za-z0-9_.:-]+$", max_length=200)
-    site: str
+    schema_version: int = TASK_SCHEMA_VERSION
+    id: str = Field(pattern=r"^[A-Za-z0-9_.:@/+-]+$", max_length=200)
     instruction: str = Field(min_length=1)
-    start: str  # path inside the site directory (e.g. "index.html") or an absolute URL
-    rubric: Rubric
-    verifier: Verifier
-    solution: list[SolutionStep] = Field(min_length=1)
-    wrong_solutions: list[list[SolutionStep]] = Field(default_factory=list)
+    website: str | None = None  # a local site's name, or a real website (URL or host)
+    start_url: str | None = None  # a page of the local site, an absolute URL, or the website
+    source: str = "user"  # builtin, webvoyager, online_mind2web, ... (webdojo.tasks.sources)
+    domain: str | None = None
+    subdomain: str | None = None
     difficulty: int | None = Field(default=None, ge=1, le=MAX_DIFFICULTY)
+    level: Level | None = None
+    rubric: Rubric | None = None
+    reference_answers: list[ReferenceAnswer] = Field(default_factory=list)
+    eval_rules: list[EvalRule] = Field(default_factory=list)
+    verifier: _as_json_text(Verifier | None) = None  # type: ignore[valid-type]
+    solution: _as_json_text(list[SolutionStep]) = Field(default_factory=list)  # type: ignore[valid-type]
+    wrong_solutions: _as_json_text(list[list[SolutionStep]]) = Field(default_factory=list)  # type: ignore[valid-type]
+    parent_id: str | None = None  # the task this one was decomposed from
+    step_cap: int | None = Field(default=None, ge=1)
     tags: list[str] = Field(default_factory=list)
+    meta: _as_json_text(dict[str, Any]) = Field(default_factory=dict)  # type: ignore[valid-type]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _upgrade(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            return upgrade_task(data)
+        return data
+
+    @field_validator("domain")
+    @classmethod
+    def _domain(cls, value: str | None) -> str | None:
+        return None if value is None else canonical_domain(value)
 
     @model_validator(mode="after")
-    def _difficulty_is_fact_count(self) -> Task:
-        n = self.rubric.n_facts()
-        if not 1 <= n <= MAX_DIFFICULTY:
-            raise ValueError(f"rubric has {n} facts; difficulty must be 1-{MAX_DIFFICULTY}")
-        if self.difficulty is not None and self.difficulty != n:
-            raise ValueError(f"difficulty {self.difficulty} != {n} facts in the rubric")
-        object.__setattr__(self, "difficulty", n)
+    def _consistent(self) -> Task:
+        if self.subdomain is not None:
+            sub, domain = canonical_subdomain(self.subdomain)
+            if self.domain is not None and self.domain != domain:
+                raise ValueError(f"subdomain {sub!r} belongs to {domain!r}, not {self.domain!r}")
+            object.__setattr__(self, "subdomain", sub)
+            object.__setattr__(self, "domain", domain)
+        if self.rubric is not None:
+            n = self.rubric.n_facts()
+            if n > MAX_DIFFICULTY:
+                raise ValueError(f"rubric has {n} facts; at most {MAX_DIFFICULTY}")
+            if self.difficulty is not None and self.difficulty != n:
+                raise ValueError(f"difficulty {self.difficulty} != {n} facts in the rubric")
+            object.__setattr__(self, "difficulty", n)
+        if self.difficulty is not None:
+            level = difficulty_level(self.difficulty)
+            if self.level is not None and self.level != level:
+                raise ValueError(
+                    f"level {self.level!r} != {level!r} (difficulty {self.difficulty})"
+                )
+            object.__setattr__(self, "level", level)
         return self
 
     @property
-    def level(self) -> str:
-        """WebGym's buckets: easy (1-3), medium (4-6), hard (7+)."""
-        return difficulty_level(self.difficulty or 1)
+    def max_steps(self) -> int:
+        """The step cap: ``step_cap``, else WebGym's 10 / 20 / 30 for easy / medium / hard
+        (medium when the level is unknown)."""
+        return self.step_cap or STEP_CAPS[self.level or "medium"]
 
     @property
-    def max_steps(self) -> int:
-        """WebGym's final step caps: 10 / 20 / 30 for easy / medium / hard."""
-        return STEP_CAPS[self.level]
+    def local_site(self) -> str | None:
+        """The local site this task runs on (its start is a page path), else None."""
+        if self.website is None or self.start_url is None or is_absolute_url(self.start_url):
+            return None
+        return self.website
+
+    def facts(self) -> list[str]:
+        return [] if self.rubric is None else [f for g in self.rubric.fact_groups for f in g.facts]
+
+
+def is_absolute_url(text: str) -> bool:
+    return text.startswith(("http://", "https://", "about:"))
+
+
+def upgrade_task(data: dict[str, Any]) -> dict[str, Any]:
+    """A task dict of an older schema version as the current version (see the module doc)."""
+    version = data.get("schema_version", 1 if "site" in data or "start" in data else None)
+    if version is None or version == TASK_SCHEMA_VERSION:
+        return data
+    if not isinstance(version, int) or version > TASK_SCHEMA_VERSION:
+        raise ValueError(
+            f"schema_version {version!r}: written by a newer webdojo (this one reads up to "
+            f"{TASK_SCHEMA_VERSION}); upgrade webdojo to read it"
+        )
+    data = dict(data)
+    data["website"] = data.pop("site", None)
+    data["start_url"] = data.pop("start", None)
+    data.setdefault("source", "builtin")
+    data["schema_version"] = TASK_SCHEMA_VERSION
+    return data
 
 
 STEP_CAPS = {"easy": 10, "medium": 20, "hard": 30}
 
 
-def difficulty_level(difficulty: int) -> str:
+def difficulty_level(difficulty: int) -> Level:
     if difficulty <= 3:
         return "easy"
     if difficulty <= 6:

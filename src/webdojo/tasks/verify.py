@@ -27,11 +27,14 @@ class VerifyResult:
         return {"passed": self.passed, "reasons": self.reasons}
 
 
-def verify(task: Task, state: FinalState) -> VerifyResult:
-    """Run every check of the task's verifier; the task passes when all pass. A crashed
+def verify(task: Task, state: FinalState) -> VerifyResult | None:
+    """Run every check of the task's verifier; the task passes when all pass. None when the
+    task has no programmatic verifier (imported tasks: a judge scores them). A crashed
     page's state cannot be verified: ``PageCrashed`` (a fault, never a 0)."""
     if state.crashed:
         raise PageCrashed("the page had crashed at the end of the episode: nothing to verify")
+    if task.verifier is None:
+        return None
     reasons = []
     passed = True
     for check in task.verifier.checks:

@@ -210,10 +210,10 @@ def load_tasks(spec: Any) -> tuple[dict[str, TaskInfo], str | None]:
     return {
         task.id: TaskInfo(
             instruction=task.instruction,
-            site=task.site,
+            site=task.website or "",
             difficulty=task.difficulty,
-            level=task.level,
-            facts=[fact for group in task.rubric.fact_groups for fact in group.facts],
+            level=task.level or "unknown",
+            facts=task.facts(),
             max_steps=task.max_steps,
         )
         for task in task_set.tasks

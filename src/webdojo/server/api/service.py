@@ -214,8 +214,8 @@ class SessionService:
             final = record.final.model_copy(update={"answer": answer})
         else:
             final = await self._lose_on_fault(record, self.pool.final_state(record.id, answer))
-        verdict = None if record.task is None else verify(record.task, final).to_dict()
-        return final, verdict
+        result = None if record.task is None else verify(record.task, final)
+        return final, None if result is None else result.to_dict()
 
     async def close(self, session_id: str) -> None:
         with self.metrics.timed("close"):
