@@ -25,6 +25,7 @@ from pydantic import ValidationError
 
 from webdojo.errors import TaskFileError
 from webdojo.tasks.schema import SiteInfo, Task
+from webdojo.tasks.task_file import bulk, iter_tasks
 
 BUILTIN = "builtin"
 M = TypeVar("M", SiteInfo, Task)
@@ -130,17 +131,12 @@ def load_site(directory: Path) -> tuple[Site, list[Task]]:
 def load_task_file(path: Path) -> list[Task]:
     """A JSON list of tasks, or JSONL with one task per line."""
     if path.suffix == ".jsonl":
-        rows = [
-            _parse_json(line, f"{path}:{n}")
-            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-            if line.strip()
-        ]
-    else:
-        data = _read_json(path)
-        if not isinstance(data, list):
-            raise TaskFileError(f"{path}: expected a JSON list of tasks")
-        rows = data
-    return [_validate(Task, row, f"{path} [task {i}]") for i, row in enumerate(rows)]
+        with bulk():
+            return list(iter_tasks(path))
+    data = _read_json(path)
+    if not isinstance(data, list):
+        raise TaskFileError(f"{path}: expected a JSON list of tasks")
+    return [_validate(Task, row, f"{path} [task {i}]") for i, row in enumerate(data)]
 
 
 def _read_json(path: Path) -> Any:
