@@ -31,6 +31,7 @@ The ``fault`` says who is to blame, which decides how a trainer should treat the
     │   ├── ModelError                 model_error
     │   │   └── ModelTimeout           model_timeout
     │   ├── SessionLost                session_lost
+    │   ├── SiteUnreachable            site_unreachable (the task's website: DNS, refused, offline)
     │   ├── Overloaded                 overloaded      (server: past --max-sessions, 429)
     │   ├── ServerUnavailable          server_unavailable (client: server unreachable)
     │   │   └── ServerDown             server_down     (run: unreachable episode after episode)
@@ -198,6 +199,14 @@ class ModelTimeout(ModelError):
 
 class SessionLost(InfraError):
     code = "session_lost"
+
+
+class SiteUnreachable(InfraError):
+    """The task's start page could not be reached (no such host, connection refused, no
+    network, TLS failure): the website or the network is at fault, not the agent, so the
+    episode is never scored. Imported tasks on live websites meet this when offline."""
+
+    code = "site_unreachable"
 
 
 class Overloaded(InfraError):

@@ -13,6 +13,7 @@ faults (``BrowserClosed``) and misuse (``StateError``) raise.
 from __future__ import annotations
 
 import json
+import re
 import time
 from enum import StrEnum
 from types import TracebackType
@@ -28,16 +29,25 @@ from webdojo.browser.observe import capture, error_info
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.tabs import TabSet
 from webdojo.errors import (
+    ActionFailed,
     AgentError,
     BrowserClosed,
     ConfigError,
     EnvError,
     NavigationTimeout,
     PageCrashed,
+    SiteUnreachable,
     StateError,
     WebdojoError,
 )
 from webdojo.observation import FinalState, Observation, ObservationOptions, Tab
+
+# Chromium's net errors that mean the website or the network is unreachable (not a bad page)
+_NETWORK_ERROR = re.compile(
+    r"net::ERR_(NAME_NOT_RESOLVED|NAME_RESOLUTION_FAILED|CONNECTION_\w+|ADDRESS_\w+|"
+    r"INTERNET_DISCONNECTED|NETWORK_\w+|TIMED_OUT|PROXY_\w+|TUNNEL_\w+|SSL_\w+|CERT_\w+|"
+    r"EMPTY_RESPONSE|SOCKET_NOT_CONNECTED)"
+)
 
 if TYPE_CHECKING:
     from webdojo.browser.host import BrowserHost
@@ -134,9 +144,15 @@ class BrowserSession:
         await self._prepare()
         self._element_ids = None  # ids of the previous page mean nothing on the new one
         page = self._tabs.current.page
-        await self._executor.navigate(
-            f"opening {url}", lambda ms: page.goto(url, wait_until="load", timeout=ms)
-        )
+        try:
+            await self._executor.navigate(
+                f"opening {url}", lambda ms: page.goto(url, wait_until="load", timeout=ms)
+            )
+        except ActionFailed as exc:
+            network = _NETWORK_ERROR.search(str(exc))
+            if network is None:
+                raise
+            raise SiteUnreachable(f"{url} cannot be reached ({network.group(0)})") from exc
 
     async def execute(self, action: Action) -> None:
         """Validate and perform one action. ``stop`` does nothing (the env layer ends the

@@ -98,7 +98,7 @@ def summarize(root: Path | StoredRun) -> RunSummary:
             overall,
             by_site[rec.site],
             by_diff[rec.difficulty],
-            by_level[rec.level],
+            by_level.setdefault(rec.level, Bucket()),  # "unknown": a task with no level
         ):
             bucket.add(rec)
         if rec.error is not None:
