@@ -100,11 +100,13 @@ def test_invalid_and_truncated_lines(tmp_path: Path) -> None:
     with RunStore(tmp_path) as store:
         store.append_episode(episode("a#0", True))
     write_lines(tmp_path / EPISODES, {**V1_EPISODE, "outcome": "exploded"})
+    write_lines(tmp_path / EPISODES, {**V1_EPISODE, "key": "b#0", "schema_version": "2"})
     with open(tmp_path / EPISODES, "a") as handle:
         handle.write('{"key": "c#0", "succ')  # the process died mid-write
     run = read_run(tmp_path)
     assert list(run.episodes) == ["a#0"] and run.skipped == {EPISODES: 1}
-    assert len(run.invalid) == 1 and "line 2" in run.invalid[0] and "outcome" in run.invalid[0]
+    assert len(run.invalid) == 2 and "line 2" in run.invalid[0] and "outcome" in run.invalid[0]
+    assert "line 3" in run.invalid[1] and "invalid schema_version '2'" in run.invalid[1]
     with pytest.raises(RecordSchemaError, match="line 2"):
         read_run(tmp_path, strict=True)
 

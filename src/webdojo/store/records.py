@@ -186,8 +186,8 @@ _V1_JSON_FIELDS = {"step": ("memory",), "episode": ()}
 def upgrade(data: dict[str, Any], kind: Literal["step", "episode"]) -> dict[str, Any]:
     """A stored line as a dict in the current on-disk shape; raises for newer versions."""
     version = data.get("schema_version", 1)
-    if not isinstance(version, int) or version < 1:
-        raise RecordSchemaError(f"{kind} record has an invalid schema_version {version!r}")
+    if not isinstance(version, int) or version < 1:  # one bad line, not an unreadable run
+        raise ValueError(f"{kind} record has an invalid schema_version {version!r}")
     if version > SCHEMA_VERSION:
         raise RecordSchemaError(
             f"{kind} record has schema_version {version}, newer than this webdojo reads "

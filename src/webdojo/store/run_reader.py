@@ -118,7 +118,7 @@ def _read(run: StoredRun, name: str, parse: Callable[[str], R], strict: bool) ->
                 yield parse(line)
             except json.JSONDecodeError:
                 run.skipped[name] = run.skipped.get(name, 0) + 1  # an interrupted write
-            except (ValidationError, TypeError, AttributeError) as exc:
+            except (ValueError, TypeError, AttributeError) as exc:  # ValidationError included
                 problem = f"{name} line {number}: not a valid record ({_first_error(exc)})"
                 if strict:
                     raise RecordSchemaError(problem) from exc
