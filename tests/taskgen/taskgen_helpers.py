@@ -17,7 +17,9 @@ def groups(*sizes: int) -> list[FactGroup]:
     ]
 
 
-def task(task_id: str, instruction: str | None = None, sizes: tuple[int, ...] = (), **kw: Any) -> Task:
+def task(
+    task_id: str, instruction: str | None = None, sizes: tuple[int, ...] = (), **kw: Any
+) -> Task:
     rubric = Rubric(fact_groups=groups(*sizes)) if sizes else None
     return Task(id=task_id, instruction=instruction or f"Do the thing number {task_id}.",
                 rubric=rubric, **kw)  # fmt: skip

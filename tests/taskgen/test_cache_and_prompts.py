@@ -5,10 +5,10 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from taskgen_helpers import groups
+
 from webdojo.taskgen import prompts
 from webdojo.taskgen.cache import ReplyCache, content_key
-
-from taskgen_helpers import groups
 
 
 def test_cache_round_trip_and_a_line_cut_short(tmp_path: Path) -> None:
@@ -44,7 +44,9 @@ def fingerprint(*texts: str) -> str:
 
 def test_prompt_text_is_pinned_to_its_version() -> None:
     got = {
-        prompts.RUBRIC_PROMPT_VERSION: fingerprint(prompts.RUBRIC_GUIDELINES, prompts.RUBRIC_REPAIR),
+        prompts.RUBRIC_PROMPT_VERSION: fingerprint(
+            prompts.RUBRIC_GUIDELINES, prompts.RUBRIC_REPAIR
+        ),
         prompts.DECOMPOSE_PROMPT_VERSION: fingerprint(
             prompts.DECOMPOSE_GUIDELINES, prompts.DECOMPOSE_REPAIR
         ),
@@ -54,7 +56,14 @@ def test_prompt_text_is_pinned_to_its_version() -> None:
 
 def test_the_rubric_prompt_carries_webgyms_rules() -> None:
     text = prompts.RUBRIC_GUIDELINES
-    for rule in ("OR", "calculation", "How to", "such as", "total number of facts", '"fact_groups"'):
+    for rule in (
+        "OR",
+        "calculation",
+        "How to",
+        "such as",
+        "total number of facts",
+        '"fact_groups"',
+    ):
         assert rule in text, rule
     user = prompts.rubric_messages("Buy a lamp.")[-1]["content"]
     assert "Buy a lamp." in user

@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 import random
 
+from taskgen_helpers import groups, task
+
 from webdojo.taskgen.decompose import (
     candidate_subsets,
     child_id,
@@ -14,8 +16,6 @@ from webdojo.taskgen.decompose import (
     subset_name,
 )
 from webdojo.tasks.schema import Task
-
-from taskgen_helpers import groups, task
 
 
 def named(subsets) -> dict[str, int]:
@@ -81,7 +81,9 @@ def test_a_child_links_to_its_parent_and_inherits_its_place() -> None:
     assert child.tags == ["seed", "decomposed"]
     assert child.meta["web_name"] == "Allrecipes"
     assert child.meta["webdojo"] == {"decompose_model": "m", "groups": [1, 3]}
-    assert child.reference_answers == [] and child.step_cap is None  # the whole task's, not its part's
+    assert (
+        child.reference_answers == [] and child.step_cap is None
+    )  # the whole task's, not its part's
     Task.model_validate_json(child.model_dump_json())  # round-trips through a task file
 
 

@@ -45,6 +45,8 @@ HELP = {
     "price_out": "price per 1M completion tokens, for the cost line",
     "max_tokens": "cap on the tokens of one reply",
     "json": "print the summary as JSON as the last stdout line",
+    "stop_after_errors": "stop after this many endpoint failures in a row (exit 3; the next run "
+    "resumes)",
 }
 
 FileArg = Annotated[Path, typer.Argument(help=HELP["file"])]
@@ -59,6 +61,7 @@ PriceInOpt = Annotated[float | None, typer.Option(help=HELP["price_in"])]
 PriceOutOpt = Annotated[float | None, typer.Option(help=HELP["price_out"])]
 MaxTokensOpt = Annotated[int, typer.Option(min=16, help=HELP["max_tokens"])]
 JsonOpt = Annotated[bool, typer.Option("--json", help=HELP["json"])]
+StopOpt = Annotated[int, typer.Option(min=1, help=HELP["stop_after_errors"])]
 
 Generate = Callable[..., Awaitable[GenReport]]
 
@@ -80,6 +83,7 @@ def rubric(
     price_in: PriceInOpt = None,
     price_out: PriceOutOpt = None,
     max_tokens: MaxTokensOpt = 2048,
+    stop_after_errors: StopOpt = 20,
     as_json: JsonOpt = False,
 ) -> None:
     """Write a rubric (WebGym's fact groups; difficulty = number of facts) for every task that
@@ -87,7 +91,8 @@ def rubric(
     listed), 2 on bad input, 3 when the endpoint kept failing (run again to resume)."""
     from webdojo.taskgen.rubric import generate_rubrics
 
-    config = GenConfig(concurrency, attempts, force, Price(price_in, price_out), max_tokens)
+    price = Price(price_in, price_out)
+    config = GenConfig(concurrency, attempts, force, price, max_tokens, stop_after_errors)
     model_config = _model_config(model_base_url, model, concurrency)
     report = _generate(generate_rubrics, "rubric", file, out, cache, model_config, config, {})
     _finish(report, out, as_json)
@@ -95,7 +100,9 @@ def rubric(
 
 def decompose(
     file: FileArg,
-    out: Annotated[Path | None, typer.Option(help=HELP["out"] + "; not needed with --plan-only")] = None,
+    out: Annotated[
+        Path | None, typer.Option(help=HELP["out"] + "; not needed with --plan-only")
+    ] = None,
     plan_only: Annotated[
         bool, typer.Option(help="list the subsets and their difficulties; call no model")
     ] = False,
@@ -111,6 +118,7 @@ def decompose(
     price_in: PriceInOpt = None,
     price_out: PriceOutOpt = None,
     max_tokens: MaxTokensOpt = 512,
+    stop_after_errors: StopOpt = 20,
     as_json: JsonOpt = False,
 ) -> None:
     """Decompose tasks into strictly easier ones (WebGym's Algorithm 1): every proper subset of a
@@ -124,7 +132,8 @@ def decompose(
         raise _bad("--out is required (or use --plan-only)")
     from webdojo.taskgen.subtasks import decompose_tasks
 
-    config = GenConfig(concurrency, attempts, force, Price(price_in, price_out), max_tokens)
+    price = Price(price_in, price_out)
+    config = GenConfig(concurrency, attempts, force, price, max_tokens, stop_after_errors)
     model_config = _model_config(model_base_url, model, concurrency)
     extra = {"children_only": children_only}
     report = _generate(decompose_tasks, "decompose", file, out, cache, model_config, config, extra)
@@ -192,6 +201,9 @@ async def _run(
             )
 
 
+_COUNTS = "new {task.fields[new]}  cached {task.fields[cached]}  failed {task.fields[failed]}"
+
+
 class _progress:
     """A rich progress bar over model questions: new / cached / failed as they come."""
 
@@ -201,8 +213,7 @@ class _progress:
             TextColumn(f"[bold]{kind}[/bold]"),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("new {task.fields[new]}  cached {task.fields[cached]}  "
-                       "failed {task.fields[failed]}"),  # fmt: skip
+            TextColumn(_COUNTS),
             TimeElapsedColumn(),
             TimeRemainingColumn(),
             console=console,
@@ -269,6 +280,10 @@ def _plan(
     for row in plan_rows(plan, limit=30):
         table.add_row(*(escape(cell) for cell in row))
     console.print(table)
-    console.print(" ".join(f"{k.replace('_', ' ')}: {v}" for k, v in data.items()))
+    shown = {k: ("?" if v is None else v) for k, v in data.items()}
+    console.print(", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in shown.items()))
+    if cached is None:
+        console.print("[dim]calls: up to `to generate` (give --model and --out or --cache to "
+                      "subtract cached replies)[/dim]")  # fmt: skip
     if as_json:
         print(json.dumps(data))

@@ -132,9 +132,7 @@ def groups_text(groups: Sequence[FactGroup]) -> str:
 
 
 def decompose_messages(instruction: str, groups: Sequence[FactGroup]) -> list[dict[str, Any]]:
-    user = (
-        f"Original task: {instruction}\nGiven fact groups:\n{groups_text(groups)}\nNew task:"
-    )
+    user = f"Original task: {instruction}\nGiven fact groups:\n{groups_text(groups)}\nNew task:"
     return [
         {"role": "system", "content": DECOMPOSE_GUIDELINES},
         {"role": "user", "content": user},

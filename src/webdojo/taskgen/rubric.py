@@ -141,26 +141,31 @@ async def generate_rubrics(
 ) -> GenReport:
     """Give every task of ``path`` a rubric and write them all to ``out`` (input order). A task
     whose rubric could not be made is written unchanged and listed in ``report.failed``."""
-    model = await client.model_name()
     report = GenReport("rubric")
-    jobs: dict[str, Job] = {}
-    with bulk():
+    todo: dict[str, str] = {}  # instruction -> the first task id asking it
+    with bulk():  # read (and validate) the whole file before the first model call
         for task in iter_tasks(path):
             report.tasks += 1
-            if not needs_rubric(task, config.force):
+            if needs_rubric(task, config.force):
+                todo.setdefault(task.instruction, task.id)
+            else:
                 report.kept += 1
-                continue
-            key = rubric_key(model, task.instruction)
-            if key not in jobs:  # tasks with the same instruction share one question
-                jobs[key] = Job(key, task.id, _asker(client, task.instruction, config, report.usage))
+    model = await client.model_name()
+    jobs = [  # tasks with the same instruction share one question
+        Job(rubric_key(model, text), task_id, _asker(client, text, config, report.usage))
+        for text, task_id in todo.items()
+    ]
     if on_start is not None:
         on_start(len(jobs))
     tally = await run_jobs(
-        list(jobs.values()), cache, concurrency=config.concurrency, on_result=on_result
-    )
+        jobs, cache, concurrency=config.concurrency, on_result=on_result,
+        max_consecutive_errors=config.stop_after_errors,
+    )  # fmt: skip
     report.generated, report.cached = tally.generated, tally.cached
     report.cost = config.price.cost(report.usage)
-    report.written = write_tasks(out, _with_rubrics(path, model, cache, tally.failures, config, report))
+    report.written = write_tasks(
+        out, _with_rubrics(path, model, cache, tally.failures, config, report)
+    )
     return report
 
 

@@ -173,6 +173,7 @@ class GenConfig:
     force: bool = False  # regenerate what the input already has
     price: Price = Price()  # per million tokens, for the cost line
     max_tokens: int = 2048  # cap on one reply's tokens
+    stop_after_errors: int = MAX_CONSECUTIVE_ENDPOINT_ERRORS  # endpoint failures in a row
 
 
 @dataclass

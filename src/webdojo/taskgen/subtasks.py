@@ -156,7 +156,9 @@ def instruction_parser(parent_instruction: str) -> Callable[[str], dict[str, Any
         if len(line) < MIN_CHARS:
             raise ReplyRejected(f"the new task is too short ({len(line)} characters)")
         if len(line) > longest:
-            raise ReplyRejected(f"the new task is too long ({len(line)} characters; at most {longest})")
+            raise ReplyRejected(
+                f"the new task is too long ({len(line)} characters; at most {longest})"
+            )
         if _normalized(line) == _normalized(parent_instruction):
             raise ReplyRejected(
                 "the new task repeats the original task; ask only for the given fact groups"
@@ -186,7 +188,9 @@ async def decompose_tasks(
     model = await client.model_name()
     report = GenReport("decompose", tasks=plan.tasks)
     make = plan.to_make(config.force)
-    report.kept = sum(1 for c in plan.children() if c.id in plan.existing) if not config.force else 0
+    report.kept = (
+        sum(1 for c in plan.children() if c.id in plan.existing) if not config.force else 0
+    )
     jobs: dict[str, Job] = {}
     for child in make:
         key = child_key(model, child)
@@ -195,8 +199,9 @@ async def decompose_tasks(
     if on_start is not None:
         on_start(len(jobs))
     tally = await run_jobs(
-        list(jobs.values()), cache, concurrency=config.concurrency, on_result=on_result
-    )
+        list(jobs.values()), cache, concurrency=config.concurrency, on_result=on_result,
+        max_consecutive_errors=config.stop_after_errors,
+    )  # fmt: skip
     report.generated, report.cached = tally.generated, tally.cached
     report.cost = config.price.cost(report.usage)
     made: dict[str, str] = {}
@@ -207,9 +212,8 @@ async def decompose_tasks(
             report.failed.append((child.id, tally.failures.get(key, "no reply")))
         else:
             made[child.id] = value["instruction"]
-    output = _output(path, plan, made, model, children_only, report)
-    report.written = write_tasks(out, output)
     report.extra.update(eligible=len(plan.parents), no_rubric=plan.no_rubric)
+    report.written = write_tasks(out, _output(path, plan, made, model, children_only, report))
     return report
 
 
