@@ -265,16 +265,15 @@ def _plan(
     cached replies, when the model's name is known without asking the endpoint)."""
     from webdojo.taskgen.subtasks import count_cached, plan_decomposition, plan_rows
 
-    try:
-        plan = plan_decomposition(file)
-    except WebdojoError as exc:
-        raise _bad(str(exc)) from exc
     name = model.model if isinstance(model, ModelConfig) else model
     cached = None
-    if name and (cache_dir is not None or out is not None):
-        path = _cache_file(cache_dir, out or Path("."), "decompose")
-        with ReplyCache(path) as cache:
-            cached = count_cached(plan, name, cache, force)
+    try:
+        plan = plan_decomposition(file)
+        if name and (cache_dir is not None or out is not None):
+            with ReplyCache(_cache_file(cache_dir, out or Path("."), "decompose")) as cache:
+                cached = count_cached(plan, name, cache, force)
+    except WebdojoError as exc:
+        raise _bad(str(exc)) from exc
     data = plan.to_json(force, cached)
     table = Table("parent", "groups (facts)", "children (difficulty)", title=f"plan for {file}")
     for row in plan_rows(plan, limit=30):
