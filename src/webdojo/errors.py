@@ -29,7 +29,8 @@ The ``fault`` says who is to blame, which decides how a trainer should treat the
     │   ├── ChromiumNotFound           chromium_not_found
     │   ├── BrowserClosed              browser_closed
     │   ├── ModelError                 model_error
-    │   │   └── ModelTimeout           model_timeout
+    │   │   ├── ModelTimeout           model_timeout
+    │   │   └── ModelOutputInvalid     model_output_invalid (no usable reply after retries)
     │   ├── SessionLost                session_lost
     │   ├── SiteUnreachable            site_unreachable (the task's website: DNS, refused, offline)
     │   ├── Overloaded                 overloaded      (server: past --max-sessions, 429)
@@ -195,6 +196,14 @@ class ModelError(InfraError):
 
 class ModelTimeout(ModelError):
     code = "model_timeout"
+
+
+class ModelOutputInvalid(ModelError):
+    """The endpoint answered, but every reply failed validation (not JSON, missing fields...),
+    even after the validation error was shown back to the model."""
+
+    code = "model_output_invalid"
+    retryable = False
 
 
 class SessionLost(InfraError):

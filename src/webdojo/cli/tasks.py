@@ -10,3 +10,7 @@ tasks_app = typer.Typer(
     no_args_is_help=True,
     help="Task sets: import public benchmarks, generate rubrics, decompose, split, sample, stats.",
 )
+
+from webdojo.cli.tasks_generate import register as register_generate  # noqa: E402
+
+register_generate(tasks_app)
