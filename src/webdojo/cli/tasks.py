@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import typer
 
+from webdojo.cli.tasks_shape import register as register_shape_commands
+
 tasks_app = typer.Typer(
     no_args_is_help=True,
     help="Task sets: import public benchmarks, generate rubrics, decompose, split, sample, stats.",
 )
+
+register_shape_commands(tasks_app)  # split, sample, block, stats
