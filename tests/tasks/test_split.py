@@ -110,7 +110,9 @@ def test_test_ratio_and_bad_counts(tmp_path: Path) -> None:
 def test_bad_files_name_the_line(tmp_path: Path) -> None:
     tasks = mixed_set()
     path = write(tmp_path / "dup.jsonl", [*tasks[:3], tasks[1]])
-    with pytest.raises(TaskFileError, match=r"dup.jsonl:4: id: 's1.t0' is already the id of line 2"):
+    with pytest.raises(
+        TaskFileError, match=r"dup.jsonl:4: id: 's1.t0' is already the id of line 2"
+    ):
         split_file(path, tmp_path / "o", test_sites=1)
     bad = tmp_path / "bad.jsonl"
     bad.write_text(tasks[0].model_dump_json() + "\n" + '{"id": "x"}\n')

@@ -3,7 +3,7 @@ task-set benchmark: ``task_id, task_name, domain, subdomain, website, difficulty
 evaluator_reference`` (the rubric's fact groups) and ``reference_answer``.
 
 The shape follows WebGym §3.4: half of the tasks on 20 websites, the other half spread over a
-long tail (about 0.45 websites per task, most with one or two tasks); about 80% easy tasks
+long tail (about 0.4 websites per task, most with one task); about 80% easy tasks
 (difficulty 1-3); subdomains drawn from the Mind2Web-2 taxonomy; hosts with and without
 ``www.`` and under several public suffixes; and a few percent of instructions that are
 near-copies of another (what the sampler's near-duplicate check must catch).
@@ -21,7 +21,7 @@ from webdojo.tasks.taxonomy import DOMAINS
 
 HEAD_SITES = 20
 HEAD_SHARE = 0.5
-SITES_PER_TASK = 0.45
+TAIL_SITES_PER_TASK = 1.0  # tail draws land on ~40% of them: ~118k websites for 300k tasks
 NEAR_COPY_SHARE = 0.03
 # difficulty 1..10, about 80% at 1-3 as in WebGym's Figure 3 (right)
 DIFFICULTY_WEIGHTS = [30, 28, 22, 7, 5, 3, 2, 1.5, 1, 0.5]
@@ -60,7 +60,7 @@ def _rubric(rng: random.Random, difficulty: int) -> list[dict[str, Any]]:
 
 def webgym_rows(n: int, seed: int = 0) -> Iterator[dict[str, Any]]:
     rng = random.Random(seed)
-    tail = max(1, int(n * SITES_PER_TASK))
+    tail = max(1, int(n * TAIL_SITES_PER_TASK))
     head_weights = [1 / r for r in range(1, HEAD_SITES + 1)]
     recent: list[str] = []
     for i in range(n):

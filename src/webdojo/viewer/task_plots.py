@@ -35,10 +35,20 @@ def website_frequency(runs: list[FrequencyRun], title: str = "Tasks per website"
             ax.fill_between(xs, ys, color=LIGHT, alpha=0.5, step=None, linewidth=0)
             ax.plot(xs, ys, color=BLUE, linewidth=1.5)
             ax.set_yscale("log")
+            from matplotlib.ticker import FuncFormatter, NullFormatter
+
+            ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+            ax.yaxis.set_minor_formatter(NullFormatter())  # 1, 10, 100 only: not 4x10^0
             ax.set_xlim(1, max(xs[-1], 2))
+            if xs[-1] > 100:  # else the head is a sliver at the left edge
+                ax.set_xscale("log")
+                ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
         else:
             ax.text(0.5, 0.5, "no tasks", ha="center", transform=ax.transAxes)
-        ax.set_xlabel("website index (sorted, most tasks first)")
+        ax.set_xlabel(
+            "website index (sorted, most tasks first)"
+            + (", log scale" if runs and runs[-1].last > 100 else "")
+        )
         ax.set_ylabel("tasks (log scale)")
         ax.set_title(title, loc="left", fontsize=11)
         return _svg(fig, "website-frequency")
