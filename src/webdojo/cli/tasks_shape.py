@@ -55,8 +55,11 @@ def split(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
-    """Out-of-distribution split by website: one test task per test website, and no training
-    task on a test website (WebGym §3.3). Writes the website-frequency plot too."""
+    """Out-of-distribution split by website (WebGym §3.3).
+
+    One test task per test website, and no training task on a test website; decomposed tasks
+    stay with their parents. Writes train.jsonl, test.jsonl, split.json and the
+    website-frequency plot (website_frequency.svg) in --out. Exit code 2 for bad input."""
     from webdojo.cli.tasks_tables import split_table
     from webdojo.tasks.split import split_file
     from webdojo.tasks.stats import frequency_runs
@@ -105,8 +108,11 @@ def sample(
     ] = 0.8,
     as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
-    """Difficulty-ratio sampling with step caps, a website blocklist and near-duplicate
-    rejection; the state file counts distinct tasks over rounds."""
+    """Difficulty-ratio sampling with step caps, a blocklist and near-duplicate rejection.
+
+    Tasks of unknown level are left out unless --ratio is uniform; a level that runs out is
+    reported short. The --state file keeps the distinct tasks sampled over rounds (the
+    effective task set size). Exit code 2 for bad input."""
     from webdojo.cli.tasks_tables import sample_table
     from webdojo.tasks.blocklist import Blocklist
     from webdojo.tasks.sampling import parse_caps, parse_ratio, sample_file
@@ -134,7 +140,10 @@ def block(
     reason: Annotated[str, typer.Option(help="why, for people reading the file")] = "",
     as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
-    """Keep a website out of sampling for a while (it keeps blocking agents)."""
+    """Keep a website out of sampling for a while (it keeps blocking agents).
+
+    The website is stored by its registrable domain; a repeated report counts up and extends
+    the entry. `webdojo tasks sample --blocklist FILE` skips active entries."""
     from webdojo.tasks.blocklist import block_website, parse_duration
 
     try:
@@ -155,7 +164,9 @@ def stats(
     top: Annotated[int, typer.Option(help="websites in the top list")] = 20,
     as_json: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
-    """What a task set holds: websites, domains, difficulty, decomposed tasks, sources."""
+    """What a task set holds: websites, domains, difficulty, decomposed tasks, sources.
+
+    Tables in the terminal; with --html, a self-contained page with the plots."""
     from webdojo.cli.tasks_tables import stats_tables
     from webdojo.tasks.stats import file_stats
     from webdojo.viewer.task_stats_page import write_stats_page
