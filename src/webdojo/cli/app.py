@@ -293,4 +293,26 @@ def bench_rollout(
         _emit_json(result.to_json())
 
 
+@bench_app.command("tasks")
+def bench_tasks(
+    n: Annotated[
+        int, typer.Option("--n", help="tasks in the synthetic WebGym-format set")
+    ] = 300_000,
+    work: Annotated[
+        Path | None, typer.Option(help="keep the files here (default: a temporary directory)")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
+) -> None:
+    """Time and peak memory of task import, split, stats and sampling at WebGym's scale, each
+    phase in its own process (target: under 30 s and 2 GB each)."""
+    from webdojo.bench.tasks_bench import run_tasks_bench, tasks_bench_table
+
+    result = run_tasks_bench(n, work, log=lambda m: console.print(f"[dim]{escape(m)}[/dim]"))
+    console.print(tasks_bench_table(result))
+    if as_json:
+        _emit_json(result.to_json())
+    if not result.to_json()["ok"]:
+        raise typer.Exit(code=1)
+
+
 register_viewer_commands(app)  # view, report

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import typer
 
+from webdojo.cli.tasks_generate import register as register_generate
+from webdojo.cli.tasks_shape import register as register_shape_commands
+
 tasks_app = typer.Typer(
     no_args_is_help=True,
     help="Task sets: import public benchmarks, generate rubrics, decompose, split, sample, stats.",
 )
 
-from webdojo.cli.tasks_generate import register as register_generate  # noqa: E402
-
-register_generate(tasks_app)
+register_generate(tasks_app)  # rubric, decompose
+register_shape_commands(tasks_app)  # split, sample, block, stats
