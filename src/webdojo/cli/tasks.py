@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import typer
 
+from webdojo.cli.tasks_import import register as register_import
+
 tasks_app = typer.Typer(
     no_args_is_help=True,
     help="Task sets: import public benchmarks, generate rubrics, decompose, split, sample, stats.",
 )
+register_import(tasks_app)  # webdojo tasks import
