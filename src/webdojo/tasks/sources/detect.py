@@ -43,9 +43,12 @@ def detect(source: str, forced: str | None = None) -> Detected:
             f"{source}: unknown file kind {path.suffix or '(no extension)'!r}; task sets are "
             f"read from {', '.join('.' + k for k in KINDS)} files (known formats: {_listing()})"
         )
-    first = first_record(path, kind)
     if forced is not None:
-        return Detected(get_format(forced), kind, "given with --format")
+        chosen = get_format(forced)
+        if next(read_records(path, kind), None) is None:
+            raise TaskFileError(f"{path}: empty file (no records)")
+        return Detected(chosen, kind, "given with --format")
+    first = first_record(path, kind)
     for fmt in FORMATS.values():
         if fmt.keys and fmt.matches(set(first)):
             return Detected(fmt, kind, f"its records have {', '.join(sorted(fmt.keys))}")
@@ -61,9 +64,10 @@ def first_record(path: Path, kind: str) -> dict[str, Any]:
         if record.data is not None:
             return record.data
     first = peeked[0]
-    problem = first.error.describe() if first.error else "unreadable"
+    error = first.error
+    problem = f"{error.describe()} ({error.kind}" if error else "unreadable ("
     raise TaskFileError(
-        f"{first.where}: {problem} (none of the first {len(peeked)} records can be read)"
+        f"{first.where}: {problem}; none of the first {len(peeked)} records can be read)"
     )
 
 

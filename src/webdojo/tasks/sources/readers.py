@@ -52,18 +52,26 @@ def read_jsonl(path: Path) -> Iterator[RawRecord]:
     """One JSON object per line; blank lines are ignored."""
     for index, (number, line) in enumerate(iter_lines(path)):
         where = Where(str(path), line=number)
+        text = line.rstrip("\r\n")
         try:
-            value = json.loads(line)
+            value = json.loads(text)
         except json.JSONDecodeError as exc:
-            yield RawRecord(where, index, error=_json_error(exc, line))
+            yield RawRecord(where, index, error=_json_error(exc, text))
             continue
         yield _record(where, index, value)
 
 
 def _json_error(exc: json.JSONDecodeError, text: str) -> RecordError:
-    truncated = exc.pos >= len(text.rstrip())
-    what = "truncated JSON" if truncated else "invalid JSON"
+    what = "truncated JSON" if _truncated(exc, text) else "invalid JSON"
     return RecordError(INVALID_JSON, f"{what} ({exc.msg} at column {exc.colno})")
+
+
+def _truncated(exc: json.JSONDecodeError, text: str) -> bool:
+    """Whether the JSON text just stops: the parser ran off its end, or a string that opens
+    never closes."""
+    if _skip_space(text, exc.pos) >= len(text):
+        return True
+    return exc.msg.startswith("Unterminated string") and text.find('"', exc.pos + 1) < 0
 
 
 def read_json(path: Path) -> Iterator[RawRecord]:
@@ -72,6 +80,8 @@ def read_json(path: Path) -> Iterator[RawRecord]:
     that holds one object per line is read as JSONL."""
     text = _read_text(path)
     start = len(text) - len(text.lstrip())
+    if start == len(text):
+        return  # an empty file: no records
     if start < len(text) and text[start] == "{":
         try:  # one object (a file of JSON, not a task list): one record
             value = json.loads(text)
@@ -101,8 +111,7 @@ def _array_elements(path: Path, text: str, pos: int) -> Iterator[RawRecord]:
         try:
             value, pos = decoder.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
-            at_end = _skip_space(text, exc.pos) >= len(text)
-            what = "truncated JSON" if at_end else "invalid JSON"
+            what = "truncated JSON" if _truncated(exc, text) else "invalid JSON"
             message = f"{what} ({exc.msg} at line {exc.lineno}); the rest of the file is unreadable"
             yield RawRecord(where, index, error=RecordError(INVALID_JSON, message))
             return

@@ -17,6 +17,7 @@ starts at ``https://``.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,7 @@ from webdojo.tasks.sources.base import (
     scalar_text,
     website_start,
 )
+from webdojo.tasks.taxonomy import canonical_domain, canonical_subdomain
 
 _ANSWER_KEYS = ("reference_answer", "definite_answer")
 _USED = frozenset({"task_name", "website", "domain", "subdomain", "difficulty",
@@ -50,8 +52,8 @@ def convert(record: RawRecord) -> Converted:
         "instruction": require(data, "task_name", str),
         "website": website,
         "start_url": website_start(website),
-        "domain": optional(data, "domain", str),
-        "subdomain": optional(data, "subdomain", str),
+        "domain": _label(data, "domain", canonical_domain),
+        "subdomain": _label(data, "subdomain", lambda text: canonical_subdomain(text)[0]),
         "difficulty": difficulty_of(data.get("difficulty")),
         "meta": rest(data, _USED),
     }
@@ -92,6 +94,17 @@ def fact_groups(value: Any) -> list[Any]:
         if not isinstance(group, dict) or "facts" not in group:
             raise RecordError(INVALID_VALUE, "expected {id, description, facts}", f"{name}[{i}]")
     return value
+
+
+def _label(data: dict[str, Any], name: str, canonical: Callable[[str], str]) -> str | None:
+    """A taxonomy label, checked here so that an unknown one is blamed on its field."""
+    label = optional(data, name, str)
+    if label is None:
+        return None
+    try:
+        return canonical(label)
+    except ValueError as exc:
+        raise RecordError(INVALID_VALUE, str(exc), name) from None
 
 
 def _answer(data: dict[str, Any], key: str) -> str | None:
