@@ -41,7 +41,7 @@ def edit(line: str, **changes: object) -> str:
 @pytest.mark.parametrize(
     ("line", "breakage", "message"),
     [
-        (5, lambda text: text[:40], r":5: truncated JSON \(.*\) \(invalid JSON\)"),
+        (5, lambda text: text[:40], r":5: truncated JSON \(.*\) \(truncated JSON\)"),
         (10, lambda text: edit(text, ques=...), r":10: ques: required field is missing \(missing field\)"),
         (12, lambda text: edit(text, web=123), r":12: web: expected a string, got an integer \(wrong type\)"),
         (13, lambda text: edit(text, ques="  "), r":13: ques: is blank \(missing field\)"),
@@ -95,11 +95,11 @@ def test_skip_invalid_lists_every_bad_line_with_counts(tmp_path: Path, voyager: 
     assert report.reasons() == {
         "wrong type": 2,
         "missing field": 2,
-        "invalid JSON": 1,
+        "truncated JSON": 1,
         "duplicate id": 1,
     }
     assert [(s.where.removeprefix(str(path)), s.reason) for s in report.skipped] == [
-        (":2", "invalid JSON"), (":3", "missing field"), (":4", "missing field"),
+        (":2", "truncated JSON"), (":3", "missing field"), (":4", "missing field"),
         (":5", "wrong type"), (":6", "wrong type"), (":645", "duplicate id"),
     ]  # fmt: skip
     assert report.skipped[2].detail == "id: required field is missing"
@@ -123,7 +123,7 @@ def test_a_truncated_json_list(data: Path, tmp_path: Path) -> None:
     whole = json.loads(text)
     assert len(tasks) == text[:cut].count('"task_id"') - 1  # the elements before the cut one
     assert [t.meta["task_id"] for t in tasks] == [r["task_id"] for r in whole[: len(tasks)]]
-    assert [(s.where, s.reason) for s in report.skipped] == [(f"{path}:{line}", "invalid JSON")]
+    assert [(s.where, s.reason) for s in report.skipped] == [(f"{path}:{line}", "truncated JSON")]
 
 
 def test_a_list_element_that_is_not_an_object(data: Path, tmp_path: Path) -> None:
@@ -181,14 +181,14 @@ def test_unknown_formats_list_the_known_ones(data: Path, tmp_path: Path) -> None
 def test_a_file_of_only_broken_records(tmp_path: Path, voyager: list[str]) -> None:
     path = broken_copy(tmp_path, [line[:30] for line in voyager[:3]])
     with pytest.raises(
-        TaskFileError, match=r"invalid JSON.*none of the first 3 records can be read"
+        TaskFileError, match=r"truncated JSON.*none of the first 3 records can be read"
     ):
         run_import(tmp_path, path)
-    with pytest.raises(TaskFileError, match=r"invalid JSON.*none of the first 3"):
+    with pytest.raises(TaskFileError, match=r"truncated JSON.*none of the first 3"):
         run_import(tmp_path, path, skip_invalid=True)
     with pytest.raises(
         TaskFileError,
-        match=r"no task could be imported: all 3 records were skipped \(invalid JSON: 3\)",
+        match=r"no task could be imported: all 3 records were skipped \(truncated JSON: 3\)",
     ):
         run_import(tmp_path, path, fmt="webvoyager", skip_invalid=True)
     assert not (tmp_path / "imported.jsonl").exists()

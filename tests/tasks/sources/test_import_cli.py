@@ -93,5 +93,5 @@ def test_past_a_thousand_skips_all_go_to_a_side_file(tmp_path: Path) -> None:
     assert "1,000 of 1,005 skipped records shown" in result.stdout
     skipped = jsonl(side)
     assert len(skipped) == 1005 and skipped[-1]["where"] == f"{source}:1006"
-    assert {s["reason"] for s in skipped} == {"invalid JSON"}
+    assert {s["reason"] for s in skipped} == {"truncated JSON"}
     assert last_json(result)["skipped"] == 1005

@@ -6,9 +6,11 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from import_helpers import jsonl, run_import
 
 from webdojo.tasks.loader import load_spec
+from webdojo.tasks.schema import Task
 
 
 def test_webvoyager_tasks_with_golden_and_possible_answers(data: Path, tmp_path: Path) -> None:
@@ -147,3 +149,30 @@ def test_builtin_export_is_the_builtin_tasks(tmp_path: Path) -> None:
     report, tasks = run_import(tmp_path, "builtin")
     assert report.formats == "builtin" and tasks == load_spec("builtin").tasks
     assert len(tasks) == 63 and all(t.source == "builtin" for t in tasks)
+
+
+def test_every_real_set_in_one_file_loads_in_hugging_face(data: Path, tmp_path: Path) -> None:
+    datasets = pytest.importorskip("datasets")
+    sources = [
+        data / "tasks/webvoyager/WebVoyager_data.jsonl",
+        data / "tasks/online_mind2web/Online_Mind2Web.abp_2026-03.json",
+        data / "tasks/mind2web_live/mind2web-live_test_20241024.json",
+        data / "tasks/deepshop/deepshop_example.jsonl",
+        data / "tasks/mind2web2/dev_set_tasks.jsonl",
+        data / "qa/flashrag_nq_test.jsonl",
+        "builtin",
+    ]
+    report, tasks = run_import(tmp_path, *sources)
+    assert report.tasks == len(tasks) == 643 + 300 + 104 + 10 + 10 + 17 + 63
+    assert (
+        report.formats
+        == "webvoyager,online_mind2web,mind2web_live,deepshop,mind2web2,flashrag,builtin"
+    )
+    assert all(t.id.startswith(f"{t.source}:") for t in tasks if t.source != "builtin")
+    rows = datasets.load_dataset(
+        "json",
+        data_files=str(tmp_path / "imported.jsonl"),
+        split="train",
+        cache_dir=str(tmp_path / "hf"),
+    )
+    assert [Task.model_validate(row) for row in rows] == tasks

@@ -14,10 +14,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 # why a record was skipped; the importer counts skips per reason
 INVALID_JSON = "invalid JSON"
+TRUNCATED_JSON = "truncated JSON"
 NOT_AN_OBJECT = "not an object"
 MISSING_FIELD = "missing field"
 WRONG_TYPE = "wrong type"
@@ -26,10 +27,9 @@ DUPLICATE_ID = "duplicate id"
 BAD_ROW = "bad row"
 
 
-@dataclass(frozen=True)
-class Where:
+class Where(NamedTuple):
     """A record's place: its file and the line it starts on (JSON, JSONL, CSV) or its row
-    (parquet, where lines mean nothing)."""
+    (parquet, where lines mean nothing). Tuples, not dataclasses: 300k of them are built."""
 
     path: str
     line: int | None = None
@@ -41,13 +41,12 @@ class Where:
         return f"{self.path}: row {self.row}"
 
 
-@dataclass(frozen=True)
-class RawRecord:
+class RawRecord(NamedTuple):
     """One record as read: ``data`` (a dict), or ``error`` when it could not be read at all.
-    ``index`` counts records from 0 in file order (a fallback id for formats without one)."""
+    ``position`` counts records from 0 in file order (a fallback id for formats without one)."""
 
     where: Where
-    index: int
+    position: int
     data: dict[str, Any] | None = None
     error: RecordError | None = None
 
@@ -156,7 +155,7 @@ def scalar_text(value: Any, name: str) -> str:
     """An answer-like scalar (string or number) as text."""
     if isinstance(value, str):
         return value
-    if isinstance(value, int | float) and not isinstance(value, bool):
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
         return str(value)
     raise RecordError(WRONG_TYPE, f"expected a string or number, got {_json_type(value)}", name)
 

@@ -170,9 +170,10 @@ class _Run:
             self.progress(self.records)
 
     def claim(self, task_id: str, where: Where) -> None:
-        first = self.first_seen.setdefault(task_id, where)
-        if first is not where:
+        first = self.first_seen.get(task_id)
+        if first is not None:
             raise RecordError(DUPLICATE_ID, f"duplicate id {task_id!r} (first at {first})", "id")
+        self.first_seen[task_id] = where
 
     def problem(self, where: Where, exc: RecordError) -> None:
         if not self.skip_invalid:

@@ -49,7 +49,7 @@ def convert(record: RawRecord) -> Converted:
     if criteria:
         group = {"id": 1, "description": "success criteria", "facts": criteria}
         fields["rubric"] = {"fact_groups": [group]}
-    return Converted(str(record.index), fields)
+    return Converted(str(record.position), fields)
 
 
 def string_list(data: dict[str, Any], name: str) -> list[str]:

@@ -65,7 +65,7 @@ def convert_verl(record: RawRecord) -> Converted:
     if reward.get("ground_truth") is None:
         raise RecordError(MISSING_FIELD, "required field is missing", "reward_model.ground_truth")
     answers = ground_truth(reward["ground_truth"], "reward_model.ground_truth")
-    index = extra.get("index", record.index)
+    index = extra.get("index", record.position)
     parts = [source, extra.get("split"), scalar_text(index, "extra_info.index")]
     fields: dict[str, Any] = {
         "instruction": question_of(data, extra),

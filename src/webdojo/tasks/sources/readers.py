@@ -20,6 +20,7 @@ from webdojo.tasks.sources.base import (
     BAD_ROW,
     INVALID_JSON,
     NOT_AN_OBJECT,
+    TRUNCATED_JSON,
     RawRecord,
     RecordError,
     Where,
@@ -62,8 +63,8 @@ def read_jsonl(path: Path) -> Iterator[RawRecord]:
 
 
 def _json_error(exc: json.JSONDecodeError, text: str) -> RecordError:
-    what = "truncated JSON" if _truncated(exc, text) else "invalid JSON"
-    return RecordError(INVALID_JSON, f"{what} ({exc.msg} at column {exc.colno})")
+    kind = TRUNCATED_JSON if _truncated(exc, text) else INVALID_JSON
+    return RecordError(kind, f"{kind} ({exc.msg} at column {exc.colno})")
 
 
 def _truncated(exc: json.JSONDecodeError, text: str) -> bool:
@@ -111,9 +112,9 @@ def _array_elements(path: Path, text: str, pos: int) -> Iterator[RawRecord]:
         try:
             value, pos = decoder.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
-            what = "truncated JSON" if _truncated(exc, text) else "invalid JSON"
-            message = f"{what} ({exc.msg} at line {exc.lineno}); the rest of the file is unreadable"
-            yield RawRecord(where, index, error=RecordError(INVALID_JSON, message))
+            kind = TRUNCATED_JSON if _truncated(exc, text) else INVALID_JSON
+            message = f"{kind} ({exc.msg} at line {exc.lineno}); the rest of the file is unreadable"
+            yield RawRecord(where, index, error=RecordError(kind, message))
             return
         yield _record(where, index, value)
         index += 1

@@ -46,7 +46,7 @@ _USED = frozenset({"task_name", "website", "domain", "subdomain", "difficulty",
 def convert(record: RawRecord) -> Converted:
     data = record.data or {}
     task_id = data.get("task_id")
-    source_id = str(record.index) if task_id in (None, "") else scalar_text(task_id, "task_id")
+    source_id = str(record.position) if task_id in (None, "") else scalar_text(task_id, "task_id")
     website = require(data, "website", str)
     fields: dict[str, Any] = {
         "instruction": require(data, "task_name", str),
