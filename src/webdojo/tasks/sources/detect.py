@@ -86,6 +86,10 @@ def _no_match(path: Path, first: dict[str, Any]) -> str:
 
 
 def _listing() -> str:
+    """Each format with the keys that identify it and the file kinds it comes in."""
     return "; ".join(
-        f"{f.name} ({', '.join(sorted(f.keys))})" if f.keys else f.name for f in FORMATS.values()
+        f"{f.name} ({', '.join(sorted(f.keys))} in {'/'.join('.' + k for k in f.kinds)})"
+        if f.keys
+        else f"{f.name} (the SOURCE '{f.name}')"
+        for f in FORMATS.values()
     )
