@@ -83,7 +83,7 @@ def read_json(path: Path) -> Iterator[RawRecord]:
     start = len(text) - len(text.lstrip())
     if start == len(text):
         return  # an empty file: no records
-    if start < len(text) and text[start] == "{":
+    if text[start] == "{":
         try:  # one object (a file of JSON, not a task list): one record
             value = json.loads(text)
         except json.JSONDecodeError:
@@ -91,7 +91,7 @@ def read_json(path: Path) -> Iterator[RawRecord]:
             return
         yield _record(Where(str(path), line=text.count("\n", 0, start) + 1), 0, value)
         return
-    if start < len(text) and text[start] != "[":
+    if text[start] != "[":
         where = Where(str(path), line=text.count("\n", 0, start) + 1)
         yield RawRecord(where, 0, error=RecordError(INVALID_JSON, "expected a JSON list"))
         return
