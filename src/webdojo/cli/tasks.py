@@ -7,6 +7,7 @@ from __future__ import annotations
 import typer
 
 from webdojo.cli.tasks_generate import register as register_generate
+from webdojo.cli.tasks_import import register as register_import
 from webdojo.cli.tasks_shape import register as register_shape_commands
 
 tasks_app = typer.Typer(
@@ -14,5 +15,6 @@ tasks_app = typer.Typer(
     help="Task sets: import public benchmarks, generate rubrics, decompose, split, sample, stats.",
 )
 
+register_import(tasks_app)  # import
 register_generate(tasks_app)  # rubric, decompose
 register_shape_commands(tasks_app)  # split, sample, block, stats
