@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from webdojo.bench.tasks_bench import PHASES, run_tasks_bench, standin_import
+from webdojo.bench.tasks_bench import PHASES, run_tasks_bench
 from webdojo.bench.tasks_data import webgym_rows
 from webdojo.tasks.task_file import iter_tasks
 from webdojo.tasks.taxonomy import DOMAINS
@@ -32,21 +32,16 @@ def test_synthetic_rows_look_like_webgym() -> None:
     assert 0.75 < easy < 0.85
 
 
-def test_standin_import(tmp_path: Path) -> None:
-    raw = tmp_path / "rows.jsonl"
-    raw.write_text("".join(json.dumps(r) + "\n" for r in webgym_rows(50)))
-    assert standin_import(raw, tmp_path / "tasks.jsonl") == 50
-    tasks = list(iter_tasks(tmp_path / "tasks.jsonl"))
-    assert tasks[0].source == "webgym" and tasks[0].rubric is not None
-
-
 @pytest.mark.slow
 def test_bench_runs_every_phase(tmp_path: Path) -> None:
     result = run_tasks_bench(n=400, work=tmp_path)
     data = result.to_json()
     assert data["ok"], {k: p.output_tail for k, p in result.phases.items()}
-    assert list(result.phases) == list(PHASES) and data["import_standin"] is True
+    assert list(result.phases) == list(PHASES)
     assert all(data[f"{p}_s"] > 0 for p in PHASES) and data["peak_mb"] > 10
+    imported = json.loads((tmp_path / "import.log").read_text().strip().splitlines()[-1])
+    assert (imported["tasks"], imported["skipped"], imported["format"]) == (400, 0, "webgym")
+    assert next(iter_tasks(tmp_path / "tasks.jsonl")).rubric is not None
     sample = json.loads((tmp_path / "sample.log").read_text().strip().splitlines()[-1])
     assert sample["sampled"] == 40
     assert (tmp_path / "stats.html").exists()

@@ -4,7 +4,7 @@ It writes a synthetic WebGym-format file of ``n`` rows (``bench.tasks_data``), t
 phase in a fresh child process and reads that child's own peak resident memory from
 ``os.wait4`` (so no phase is charged for another's memory, and this process's is not counted):
 
-1. import: WebGym rows -> a webdojo task file (``import_command``)
+1. import: ``webdojo tasks import --format webgym`` of the rows into a task file
 2. split: ``webdojo tasks split`` (OOD split, 1% of the websites to test)
 3. stats: ``webdojo tasks stats --html`` on the imported file
 4. sample: ``webdojo tasks sample --ratio 2:5:3 --caps 10,20,30`` of n/10 tasks from train
@@ -14,7 +14,6 @@ The target is under 30 s and 2 GB a phase.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import tempfile
@@ -24,34 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from webdojo.bench.tasks_data import write_webgym_rows
-from webdojo.tasks.schema import Task
-from webdojo.tasks.task_file import bulk, write_tasks
 
 TARGET_S, TARGET_MB = 30.0, 2048.0
 PHASES = ("import", "split", "stats", "sample")
-STANDIN = "webdojo.bench.tasks_bench"  # this module, run as the stand-in importer
-
-
-def standin_import(raw: Path, out: Path) -> int:
-    """STAND-IN for the WebGym importer (``webdojo tasks import``, being written elsewhere):
-    validate each row into a ``Task`` and write it with ``write_tasks``, as an importer does."""
-    from webdojo.tasks.task_file import iter_lines
-
-    def tasks() -> Any:
-        for _, line in iter_lines(raw):
-            row = json.loads(line)
-            answer = row.get("reference_answer")
-            yield Task.model_validate({
-                "id": f"webgym.{row['task_id']}", "instruction": row["task_name"],
-                "website": row["website"], "start_url": row["website"], "source": "webgym",
-                "domain": row["domain"], "subdomain": row["subdomain"],
-                "difficulty": row["difficulty"],
-                "rubric": {"fact_groups": row["evaluator_reference"]},
-                "reference_answers": [{"type": "possible", "answer": answer}] if answer else [],
-            })  # fmt: skip
-
-    with bulk():
-        return write_tasks(out, tasks())
 
 
 def _module(name: str) -> list[str]:
@@ -59,13 +33,9 @@ def _module(name: str) -> list[str]:
 
 
 def import_command(raw: Path, out: Path) -> list[str]:
-    """The import phase: WebGym rows in ``raw`` -> a task file ``out``. Once the importer
-    (``webdojo tasks import``) is merged, point the next line at it instead of the stand-in."""
-    return [*_module(STANDIN), str(raw), str(out)]  # STAND-IN: runs standin_import
-
-
-def import_is_standin() -> bool:
-    return import_command(Path("raw"), Path("out"))[2] == STANDIN
+    """The import phase: WebGym rows in ``raw`` -> a task file ``out``, by the real importer."""
+    return [*_module("webdojo.cli"), "tasks", "import", str(raw), "--out", str(out),
+            "--format", "webgym", "--json"]  # fmt: skip
 
 
 @dataclass
@@ -93,7 +63,6 @@ class TasksBenchResult:
         data["peak_mb"] = round(max((p.peak_mb for p in self.phases.values()), default=0), 1)
         data["peak_mb_by_phase"] = {k: round(p.peak_mb, 1) for k, p in self.phases.items()}
         data["generate_s"] = round(self.generate_s, 2)
-        data["import_standin"] = import_is_standin()
         data["ok"] = all(p.ok for p in self.phases.values()) and len(self.phases) == len(PHASES)
         return data
 
@@ -188,13 +157,9 @@ def tasks_bench_table(result: TasksBenchResult) -> Any:
                          ("within 30 s / 2 GB", "left")):  # fmt: skip
         table.add_column(col, justify=justify)  # type: ignore[arg-type]
     for name, p in result.phases.items():
-        label = f"{name} (stand-in)" if name == "import" and import_is_standin() else name
+        label = name
         fits = p.ok and p.seconds < TARGET_S and p.peak_mb < TARGET_MB
         status = "yes" if fits else ("[red]failed[/red]" if not p.ok else "[red]no[/red]")
         table.add_row(label, f"{p.seconds:.1f} s", f"{p.cpu_s:.1f} s", f"{p.peak_mb:,.0f} MB",
                       status)  # fmt: skip
     return table
-
-
-if __name__ == "__main__":  # the stand-in import phase: python -m webdojo.bench.tasks_bench RAW OUT
-    print(standin_import(Path(sys.argv[1]), Path(sys.argv[2])))
