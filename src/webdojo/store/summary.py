@@ -14,6 +14,7 @@ from typing import Any
 
 from webdojo.store.records import EpisodeRecord
 from webdojo.store.run_reader import StoredRun, read_run
+from webdojo.tasks.schema import LEVELS
 
 
 @dataclass
@@ -81,9 +82,6 @@ class RunSummary:
         }
 
 
-LEVEL_ORDER = ("easy", "medium", "hard")
-
-
 def summarize(root: Path | StoredRun) -> RunSummary:
     """The summary of a run directory (or of its records, already read)."""
     run = root if isinstance(root, StoredRun) else read_run(root)
@@ -91,7 +89,7 @@ def summarize(root: Path | StoredRun) -> RunSummary:
     overall = Bucket()
     by_site: defaultdict[str, Bucket] = defaultdict(Bucket)
     by_diff: defaultdict[int, Bucket] = defaultdict(Bucket)
-    by_level: dict[str, Bucket] = {level: Bucket() for level in LEVEL_ORDER}
+    by_level: dict[str, Bucket] = {level: Bucket() for level in LEVELS}
     fault_codes: dict[str, int] = defaultdict(int)
     for rec in records:
         for bucket in (

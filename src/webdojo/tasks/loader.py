@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from webdojo.errors import TaskFileError
 from webdojo.tasks.schema import SiteInfo, Task
-from webdojo.tasks.task_file import bulk, iter_tasks
+from webdojo.tasks.task_file import bulk, describe, iter_tasks
 
 BUILTIN = "builtin"
 M = TypeVar("M", SiteInfo, Task)
@@ -158,7 +158,4 @@ def _validate(model: type[M], data: Any, where: object) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"]) or "(root)"
-        more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise TaskFileError(f"{where}: {loc}: {first['msg']}{more}") from exc
+        raise TaskFileError(f"{where}: {describe(exc)}") from exc

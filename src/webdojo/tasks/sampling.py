@@ -32,10 +32,9 @@ from typing import Any
 from webdojo.errors import ConfigError
 from webdojo.tasks.columns import Progress, TaskColumns, iter_tasks_at, read_columns
 from webdojo.tasks.near_dup import DEFAULT_THRESHOLD, NearDupFilter, signatures
-from webdojo.tasks.schema import Level
+from webdojo.tasks.schema import LEVELS
 from webdojo.tasks.task_file import write_tasks
 
-LEVELS: tuple[Level, ...] = ("easy", "medium", "hard")
 ALL = "all"  # the one pool of uniform sampling
 PRESETS: dict[str, tuple[int, int, int] | None] = {
     "uniform": None, "only-easy": (1, 0, 0), "only-medium": (0, 1, 0), "only-hard": (0, 0, 1),

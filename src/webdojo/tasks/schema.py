@@ -43,7 +43,7 @@ each observation's element list.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -61,6 +61,7 @@ from webdojo.tasks.taxonomy import canonical_domain, canonical_subdomain
 TASK_SCHEMA_VERSION = 2
 MAX_DIFFICULTY = 50  # decomposition and generated rubrics may exceed WebGym's 1-10
 Level = Literal["easy", "medium", "hard"]
+LEVELS: tuple[Level, ...] = get_args(Level)  # easiest first
 
 
 class _Strict(BaseModel):

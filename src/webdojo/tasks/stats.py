@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from webdojo.tasks.columns import Progress, TaskColumns, read_columns
+from webdojo.tasks.schema import LEVELS
 
 TOP_WEBSITES = 20
 UNKNOWN = "(unknown)"
@@ -105,7 +106,7 @@ def task_stats(columns: TaskColumns, top: int = TOP_WEBSITES) -> TaskStats:
         frequency=frequency_runs([c for _, c in ranked]),
         domains=_most_first(domains),
         subdomains={d: _most_first(subdomains[d]) for d in _most_first(domains)},
-        levels={k: levels[k] for k in ("easy", "medium", "hard", UNKNOWN) if levels[k]},
+        levels={k: levels[k] for k in (*LEVELS, UNKNOWN) if levels[k]},
         difficulty={d: (o, c) for d, (o, c) in sorted(difficulty.items())},
         sources=_most_first(Counter(columns.sources)),
     )

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from webdojo.tasks.schema import LEVELS
 from webdojo.tasks.sources.base import (
     INVALID_VALUE,
     Converted,
@@ -25,7 +26,6 @@ from webdojo.tasks.sources.base import (
     rest,
 )
 
-LEVELS = ("easy", "medium", "hard")
 _USED = frozenset({"confirmed_task", "website", "level"})
 
 
