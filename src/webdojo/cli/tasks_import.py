@@ -56,7 +56,7 @@ def import_command(
     """Import public task sets (WebVoyager, Online-Mind2Web, Mind2Web-Live, DeepShop,
     Mind2Web-2, WebGym, InSTA, FlashRAG / verl QA) or the built-in tasks into one task file.
     The format of each source is detected from its extension and first record."""
-    console = Console()
+    console = Console(soft_wrap=True)  # a source line stays one line, whatever its path
     errors = Console(stderr=True, soft_wrap=True)
     try:
         with Progress(

@@ -95,3 +95,14 @@ def test_past_a_thousand_skips_all_go_to_a_side_file(tmp_path: Path) -> None:
     assert len(skipped) == 1005 and skipped[-1]["where"] == f"{source}:1006"
     assert {s["reason"] for s in skipped} == {"truncated JSON"}
     assert last_json(result)["skipped"] == 1005
+
+
+def test_a_long_source_path_stays_on_one_line(tmp_path: Path) -> None:
+    deep = tmp_path / ("nested-directory-" * 6) / "qa"
+    deep.mkdir(parents=True)
+    source = deep / "nq.jsonl"
+    record = {"id": "q1", "question": "who wrote it?", "golden_answers": ["someone"]}
+    source.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    result = cli(source, "--out", tmp_path / "out.jsonl")
+    assert result.exit_code == 0, result.output
+    assert f"{source}: format flashrag" in result.stdout.splitlines()[0]
