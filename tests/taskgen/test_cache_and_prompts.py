@@ -7,8 +7,8 @@ from pathlib import Path
 
 from taskgen_helpers import groups
 
+from webdojo.models.reply_cache import ReplyCache, content_key
 from webdojo.taskgen import prompts
-from webdojo.taskgen.cache import ReplyCache, content_key
 
 
 def test_cache_round_trip_and_a_line_cut_short(tmp_path: Path) -> None:

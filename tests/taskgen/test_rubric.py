@@ -18,10 +18,11 @@ from fakes.openai_server import FakeOpenAIServer, Reply
 from webdojo.cli import app
 from webdojo.errors import ModelOutputInvalid
 from webdojo.models import ModelClient
-from webdojo.taskgen.ask import ReplyRejected
-from webdojo.taskgen.cache import ReplyCache
+from webdojo.models.ask import ReplyRejected
+from webdojo.models.reply_cache import ReplyCache
+from webdojo.models.usage import Price
 from webdojo.taskgen.rubric import generate_rubrics, parse_rubric
-from webdojo.taskgen.runner import GenConfig, Price
+from webdojo.taskgen.runner import GenConfig
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 

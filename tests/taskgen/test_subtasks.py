@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from fakes.openai_server import FakeOpenAIServer, Reply
 from webdojo.cli import app
-from webdojo.taskgen.ask import ReplyRejected
+from webdojo.models.ask import ReplyRejected
 from webdojo.taskgen.subtasks import instruction_parser, plan_decomposition
 
 PARENT = "Find an upcoming piano concert in the US by a Chopin Competition winner."

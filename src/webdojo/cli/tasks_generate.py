@@ -24,8 +24,9 @@ from rich.table import Table
 
 from webdojo.errors import ModelError, WebdojoError
 from webdojo.models import ModelClient, ModelConfig
-from webdojo.taskgen.cache import ReplyCache
-from webdojo.taskgen.runner import GenConfig, GenReport, JobResult, Outcome, Price
+from webdojo.models.reply_cache import ReplyCache
+from webdojo.models.usage import Price
+from webdojo.taskgen.runner import GenConfig, GenReport, JobResult, Outcome
 
 console = Console(soft_wrap=True)
 errors = Console(stderr=True, soft_wrap=True)

@@ -139,10 +139,6 @@ def decompose_messages(instruction: str, groups: Sequence[FactGroup]) -> list[di
     ]
 
 
-def repair_message(template: str, error: str) -> dict[str, Any]:
-    return {"role": "user", "content": template.format(error=error)}
-
-
 def groups_key(groups: Sequence[FactGroup]) -> str:
     """The selected groups as canonical JSON, for cache keys."""
     return json.dumps([g.model_dump() for g in groups], sort_keys=True, ensure_ascii=False)

@@ -23,10 +23,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from webdojo.models import ModelClient
-from webdojo.taskgen.ask import ReplyRejected, ask_until_valid
-from webdojo.taskgen.cache import ReplyCache, content_key
+from webdojo.models.ask import ReplyRejected, ask_until_valid
+from webdojo.models.reply_cache import ReplyCache, content_key
+from webdojo.models.usage import Usage
 from webdojo.taskgen.prompts import RUBRIC_PROMPT_VERSION, RUBRIC_REPAIR, rubric_messages
-from webdojo.taskgen.runner import GenConfig, GenReport, Job, OnResult, Usage, run_jobs
+from webdojo.taskgen.runner import GenConfig, GenReport, Job, OnResult, run_jobs
 from webdojo.tasks.schema import MAX_DIFFICULTY, FactGroup, Rubric, Task, difficulty_level
 from webdojo.tasks.task_file import bulk, describe, iter_tasks, write_tasks
 

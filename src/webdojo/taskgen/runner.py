@@ -18,43 +18,10 @@ from enum import StrEnum
 from typing import Any
 
 from webdojo.errors import ModelError, ModelOutputInvalid, WebdojoError
-from webdojo.models import ChatResult
-from webdojo.taskgen.cache import ReplyCache
+from webdojo.models.reply_cache import ReplyCache
+from webdojo.models.usage import Price, Usage
 
 MAX_CONSECUTIVE_ENDPOINT_ERRORS = 20
-
-
-@dataclass
-class Usage:
-    """Tokens spent by this run, as the API's ``usage`` reported them (failed attempts too)."""
-
-    calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-    def add(self, result: ChatResult) -> None:
-        self.calls += 1
-        self.prompt_tokens += result.usage.get("prompt_tokens", 0)
-        self.completion_tokens += result.usage.get("completion_tokens", 0)
-
-    @property
-    def tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-
-@dataclass(frozen=True)
-class Price:
-    """Prices per million tokens; the cost is unknown (None) unless at least one is given."""
-
-    input_per_m: float | None = None
-    output_per_m: float | None = None
-
-    def cost(self, usage: Usage) -> float | None:
-        if self.input_per_m is None and self.output_per_m is None:
-            return None
-        cost_in = usage.prompt_tokens * (self.input_per_m or 0.0)
-        cost_out = usage.completion_tokens * (self.output_per_m or 0.0)
-        return round((cost_in + cost_out) / 1e6, 6)
 
 
 class Outcome(StrEnum):
@@ -171,7 +138,7 @@ class GenConfig:
     concurrency: int = 8  # model requests in flight
     attempts: int = 3  # replies per question, the validation retries included
     force: bool = False  # regenerate what the input already has
-    price: Price = Price()  # per million tokens, for the cost line
+    price: Price = field(default_factory=Price)  # per million tokens, for the cost line
     max_tokens: int = 2048  # cap on one reply's tokens
     stop_after_errors: int = MAX_CONSECUTIVE_ENDPOINT_ERRORS  # endpoint failures in a row
 

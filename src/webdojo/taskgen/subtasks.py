@@ -23,8 +23,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from webdojo.models import ModelClient
-from webdojo.taskgen.ask import ReplyRejected, ask_until_valid
-from webdojo.taskgen.cache import ReplyCache, content_key
+from webdojo.models.ask import ReplyRejected, ask_until_valid
+from webdojo.models.reply_cache import ReplyCache, content_key
+from webdojo.models.usage import Usage
 from webdojo.taskgen.decompose import (
     Subset,
     candidate_subsets,
@@ -40,7 +41,7 @@ from webdojo.taskgen.prompts import (
     decompose_messages,
     groups_key,
 )
-from webdojo.taskgen.runner import GenConfig, GenReport, Job, OnResult, Usage, run_jobs
+from webdojo.taskgen.runner import GenConfig, GenReport, Job, OnResult, run_jobs
 from webdojo.tasks.schema import Task
 from webdojo.tasks.task_file import bulk, describe, iter_tasks, write_tasks
 

@@ -13,9 +13,8 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from webdojo.errors import ModelOutputInvalid
-from webdojo.models import ModelClient
-from webdojo.taskgen.prompts import repair_message
-from webdojo.taskgen.runner import Usage
+from webdojo.models.client import ModelClient
+from webdojo.models.usage import Usage
 
 T = TypeVar("T")
 
@@ -50,7 +49,7 @@ async def ask_until_valid(
                 problem += " (the reply was cut off at the token limit: be more concise)"
         conversation += [
             {"role": "assistant", "content": result.text},
-            repair_message(repair, problem),
+            {"role": "user", "content": repair.format(error=problem)},
         ]
     raise ModelOutputInvalid(
         f"no valid reply in {max(1, attempts)} attempt(s); last problem: {problem}",
