@@ -30,8 +30,10 @@ The ``fault`` says who is to blame, which decides how a trainer should treat the
     │   ├── BrowserClosed              browser_closed
     │   ├── ModelError                 model_error
     │   │   ├── ModelTimeout           model_timeout
-    │   │   └── ModelOutputInvalid     model_output_invalid (no usable reply after retries)
+    │   │   ├── ModelOutputInvalid     model_output_invalid (no usable reply after retries)
+│   │   └── ContextTooLong         context_too_long (even with images downscaled and dropped)
     │   ├── SessionLost                session_lost
+│   ├── TrajectoryIncomplete       trajectory_incomplete (judge: a screenshot, answer... missing)
     │   ├── SiteUnreachable            site_unreachable (the task's website: DNS, refused, offline)
     │   ├── Overloaded                 overloaded      (server: past --max-sessions, 429)
     │   ├── ServerUnavailable          server_unavailable (client: server unreachable)
@@ -206,8 +208,22 @@ class ModelOutputInvalid(ModelError):
     retryable = False
 
 
+class ContextTooLong(ModelError):
+    """The request does not fit the model's context, even after its images were downscaled and
+    the oldest ones dropped."""
+
+    code = "context_too_long"
+
+
 class SessionLost(InfraError):
     code = "session_lost"
+
+
+class TrajectoryIncomplete(InfraError):
+    """A stored trajectory lacks what a judge needs (screenshot files, the final answer, its
+    task): it gets an ``infra_error`` verdict naming what is missing, never a silent 0."""
+
+    code = "trajectory_incomplete"
 
 
 class SiteUnreachable(InfraError):

@@ -10,7 +10,7 @@ from webdojo.store.records import (
     ErrorRecord,
     StepRecord,
     StoredFinalState,
-    Verdict,
+    VerifierResult,
 )
 from webdojo.tasks.episode_rules import EndReason
 
@@ -32,7 +32,7 @@ def episode(
         "steps": 3,
         "answer": None,
         "final_url": "http://127.0.0.1/shop/",
-        "verifier": None if success is None else Verdict(passed=success, reasons=["ok: x"]),
+        "verifier": None if success is None else VerifierResult(passed=success, reasons=["ok: x"]),
         "success": success,
         "reward": None if success is None else float(success),
         "fault": fault,

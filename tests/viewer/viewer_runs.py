@@ -29,7 +29,7 @@ from webdojo.store.records import (
     StepRecord,
     StoredFinalState,
     Target,
-    Verdict,
+    VerifierResult,
 )
 from webdojo.store.run_reader import read_run
 from webdojo.store.run_store import RunStore
@@ -160,7 +160,7 @@ def _episode(
         "difficulty": difficulty, "level": "easy" if difficulty <= 3 else "medium",
         "policy": "scripted", "outcome": EndReason.FAULT if passed is None else EndReason.STOPPED,
         "steps": steps, "answer": answer, "final_url": url,
-        "verifier": None if passed is None else Verdict(passed=passed, reasons=list(reasons)),
+        "verifier": None if passed is None else VerifierResult(passed=passed, reasons=list(reasons)),
         "success": passed, "reward": None if passed is None else float(passed),
         "fault": None if error is None else error.fault, "error": error,
         "final_state": None if passed is None else StoredFinalState(

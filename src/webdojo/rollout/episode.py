@@ -39,7 +39,7 @@ from webdojo.store.records import (
     StepRecord,
     StoredFinalState,
     Target,
-    Verdict,
+    VerifierResult,
 )
 from webdojo.store.run_store import RunStore
 from webdojo.tasks.episode_rules import EndReason, episode_end
@@ -269,7 +269,7 @@ def episode_record(
         steps=steps,
         answer=answer,
         final_url=final_url,
-        verifier=None if verdict is None else Verdict(**verdict.to_dict()),
+        verifier=None if verdict is None else VerifierResult(**verdict.to_dict()),
         success=passed,
         reward=None if passed is None else float(passed),
         fault=None if fault is None else fault.fault,

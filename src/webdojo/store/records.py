@@ -119,7 +119,7 @@ class StepRecord(_Record):
         return self.screenshot == self.next_screenshot
 
 
-class Verdict(_Record):
+class VerifierResult(_Record):
     """The task's programmatic verifier on the final state."""
 
     passed: bool
@@ -162,7 +162,7 @@ class EpisodeRecord(_Record):
     steps: int  # steps taken
     answer: str | None  # the agent's final answer, if it stopped with one
     final_url: str
-    verifier: Verdict | None  # None for faults and tasks without a verifier (judged later)
+    verifier: VerifierResult | None  # None for faults and tasks without a verifier (judged later)
     success: bool | None  # the verifier's verdict; None when there is none
     reward: float | None  # 1.0 / 0.0 from the verifier; None when there is no verdict
     fault: str | None  # env | infra when a fault ended the episode

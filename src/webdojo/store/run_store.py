@@ -38,8 +38,8 @@ class RunStore:
         self.root = root
         self.root.mkdir(parents=True, exist_ok=True)
         (self.root / SCREENSHOTS).mkdir(exist_ok=True)
-        self._steps = _open_for_append(self.root / STEPS)
-        self._episodes = _open_for_append(self.root / EPISODES)
+        self._steps = open_for_append(self.root / STEPS)
+        self._episodes = open_for_append(self.root / EPISODES)
 
     # --- config -------------------------------------------------------------------------
 
@@ -105,7 +105,7 @@ def read_config(root: Path) -> dict[str, Any] | None:
     return config if isinstance(config, dict) else None
 
 
-def _open_for_append(path: Path) -> IO[str]:
+def open_for_append(path: Path) -> IO[str]:
     """Open a JSONL file for appending, first ending a line left truncated by a crash so that
     the next record starts on a line of its own."""
     if path.exists() and path.stat().st_size:
