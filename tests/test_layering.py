@@ -59,7 +59,7 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "server.child_process": CORE,
     "taskgen": (*CORE, "models", "tasks"),
     "doctor": (*CORE, "browser", "models"),
-    "judges": (*CORE, "store", "tasks"),
+    "judges": (*CORE, "models", "store", "tasks"),
     "checks": (*CORE, "browser", "policies", "rollout", "sites", "store", "tasks"),
     "bench": (*CORE, "local_http", "browser", "rollout", "server", "sites", "store", "tasks"),
     "viewer": (*CORE, "asgi", "store", "tasks"),
