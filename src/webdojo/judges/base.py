@@ -43,7 +43,8 @@ class JudgeOptions:
 class Judge(ABC):
     """See the module docstring. Judges are async context managers."""
 
-    name: str = "judge"
+    name: str = "judge"  # the spec that built it (set by judges.spec.build_judge)
+    needs_model: bool = False  # True: the runner checks the endpoint before judging
 
     @abstractmethod
     async def judge(self, trajectory: Trajectory) -> Verdict:
