@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from webdojo.cli.judge import judge_app
 from webdojo.cli.tasks import tasks_app
 from webdojo.cli.viewer import register as register_viewer_commands
 from webdojo.errors import ServerDown, WebdojoError
@@ -23,6 +24,7 @@ bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks that print ratios
 app.add_typer(sites_app, name="sites")
 app.add_typer(bench_app, name="bench")
 app.add_typer(tasks_app, name="tasks")
+app.add_typer(judge_app, name="judge")
 
 console = Console()  # with --json, the JSON object is still the last stdout line
 errors = Console(stderr=True, soft_wrap=True)

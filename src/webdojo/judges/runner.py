@@ -167,10 +167,17 @@ async def _judge_all(
     on_verdict: OnVerdict | None,
 ) -> None:
     gate = asyncio.Semaphore(max(1, concurrency))
+    stopped = asyncio.Event()  # set by the first endpoint failure: start nothing more
 
     async def one(trajectory: Trajectory) -> None:
         async with gate:
-            verdict = await _verdict(judge, trajectory)
+            if stopped.is_set():
+                return
+            try:
+                verdict = await _verdict(judge, trajectory)
+            except ModelError:
+                stopped.set()
+                raise
         writer.write(verdict)  # synced before the next one: a kill loses at most this one
         report.verdicts[verdict.key] = verdict
         if on_verdict is not None:
