@@ -187,6 +187,7 @@ class JudgeModel:
     ) -> tuple[str, T, list[int], list[str]]:
         """Ask with ``pictures``, shrinking them while the endpoint says they do not fit."""
         last: ModelError | None = None
+        tried: list[str] = []
         for sent, notes in _fits(pictures, question.topic):
             try:
                 text, value = await self._ask_once(question, sent, tally)
@@ -194,9 +195,11 @@ class JudgeModel:
                 if not is_context_error(exc):
                     raise
                 tally.usage.calls += 1  # the refused request was sent, too
-                last = exc
+                last, tried = exc, notes
                 continue
             return text, value, [p.step for p in sent], notes
+        for line in tried:  # what was tried, for the infra_error verdict
+            tally.note(line)
         raise ContextTooLong(
             f"{question.topic}: the request does not fit the model's context, even with one "
             f"image at {MIN_SIDE} px ({last.message if last else 'no reply'})",

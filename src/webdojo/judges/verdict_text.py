@@ -67,7 +67,8 @@ class Reading:
 
 
 def _norm(text: str) -> str:
-    return " ".join(text.replace("_", " ").strip(_EDGE).lower().split())
+    text = re.sub(r"(?<=[A-Za-z])-(?=[A-Za-z])", " ", text.replace("_", " "))  # Website-Failure
+    return " ".join(text.strip(_EDGE).lower().split())
 
 
 def _labelled(text: str, labels: tuple[str, ...]) -> list[tuple[int, int, str]]:
@@ -123,7 +124,10 @@ def _read(
     values: list[tuple[int, str, object]] = []
     used: set[int] = set()
     for number, at, value in _labelled(text, labels):
-        meaning = _word(value, words)
+        try:
+            meaning = _word(value, words)
+        except ReplyRejected as exc:
+            raise ReplyRejected(f"{exc}, and {expect}") from None
         if meaning is None:
             raise ReplyRejected(
                 f"line {number} {value.strip()!r} is not one of the answers; {expect}"
@@ -174,7 +178,12 @@ def cited_steps(text: str, shown: list[int]) -> list[int]:
     names none (the verdict rests on all the images it saw)."""
     cited: set[int] = set()
     for match in _STEP_REF.finditer(text):
-        cited.update(int(n) for n in re.findall(r"\d+", match.group(1)))
+        for part in re.split(r"\s*(?:,|and|&)\s*", match.group(1)):
+            ends = [int(n) for n in re.findall(r"\d+", part)]  # "3" or a range "1-3"
+            if len(ends) == 2 and 0 <= ends[1] - ends[0] <= 1000:
+                cited.update(range(ends[0], ends[1] + 1))
+            else:
+                cited.update(ends)
     picked = sorted(cited & set(shown))
     return picked or sorted(set(shown))
 
