@@ -265,7 +265,7 @@ async def test_keypoints_leave_out_irrelevant_pages_and_respect_the_cap(
     fake_openai.respond_with(Script({"keypoint": keypoint}))
     verdict = await _judge(fake_model_config, t, max_images=3)
     assert verdict.criteria[0].evidence == [3, 4, 5]
-    assert "irrelevant: step 0 (Reason: a blank start page.)" in verdict.criteria[0].reason
+    assert "irrelevant: step 0 (a blank start page.)" in verdict.criteria[0].reason
     assert (
         "keypoints: 5 screenshots relevant; kept the final page and the 2 most recent"
         in (verdict.notes[0])

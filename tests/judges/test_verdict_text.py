@@ -34,6 +34,8 @@ READS = [
     ("3) Verdict: SUCCESS", "success"),
     ("Final verdict: SUCCESS - the lamp is in the cart", "success"),
     ("Verdict: SUCCESS (step 3 shows the price)", "success"),
+    ("Verdict: SUCCESS - the agent did not fail or give up", "success"),
+    ("Verdict: NOT SUCCESS, although the search itself was a success", "failure"),
     ("Verdict:\n**NOT SUCCESS**", "failure"),
     ("The analysis - in short - holds.\nVerdict: SUCCESS", "success"),
     ("Verdict: SUCCESS\nsome more words\n2. Verdict: success", "success"),  # repeated, agreeing
@@ -66,6 +68,8 @@ REJECTED = [
     ("Verdict: maybe", "is not one of the answers"),
     ("Verdict: SUCCESS or NOT SUCCESS", "names more than one answer"),
     ("2. Verdict: [SUCCESS/NOT SUCCESS]", "names more than one answer"),
+    ("Verdict: SUCCESS' or 'Verdict: NOT SUCCESS'", "names more than one answer"),
+    ("2. Verdict: [SUCCESS if the fact is shown, NOT SUCCESS otherwise]", "more than one answer"),
     ("Verdict: SUCCESS\nOn reflection...\nVerdict: NOT SUCCESS", "contradictory verdicts"),
     ("**Verdict:** success\n2. Verdict: FAILURE", "contradictory verdicts"),
 ]
@@ -87,7 +91,7 @@ def test_a_contradiction_names_both_lines() -> None:
 
 def test_the_reason_is_the_reply_without_its_verdict_line() -> None:
     reading = read_verdict("1. Analysis: the cart shows the lamp.\n2. Verdict: SUCCESS")
-    assert reading.reason == "1. Analysis: the cart shows the lamp."
+    assert reading.reason == "the cart shows the lamp."
     assert read_verdict("Verdict: SUCCESS").reason == "(no reason given)"
 
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 from fakes.openai_server import FakeOpenAIServer, Reply
 from judges.model_runs import (
@@ -18,6 +20,7 @@ from judges.model_runs import (
     user_text,
     write_trajectory,
 )
+from webdojo.cli import app
 from webdojo.errors import ModelError, ModelTimeout
 from webdojo.judges.base import JudgeOptions
 from webdojo.judges.spec import build_judge
@@ -154,3 +157,23 @@ async def test_missing_screenshots_and_the_cache(
 def test_the_spec_builds_it(fake_model_config: ModelConfig) -> None:
     judge = build_judge("website-failure", JudgeOptions(model=fake_model_config))
     assert isinstance(judge, WebsiteFailureJudge) and judge.needs_model
+
+
+def test_the_cli_judges_a_run_with_model_judges_and_their_consensus(
+    fake_openai: FakeOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("WEBDOJO_MODEL_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    run = tmp_path / "run"
+    write_trajectory(run)
+    script = Script({"website_failure": "Blank page at step 2.\nVerdict: WEBSITE FAILURE"})
+    fake_openai.respond_with(script)
+    url = ["--model-base-url", fake_openai.base_url, "--model", fake_openai.model]
+    spec = "consensus:rubric,website-failure,rubric-task"
+    result = CliRunner().invoke(app, ["judge", str(run), "--judge", spec, *url, "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout.strip().splitlines()[-1])
+    assert summary["labels"]["success"] == 1 and summary["model_calls"] == len(script.asked)
+    assert script.count("website_failure") == 1 and script.count("task") == 1
+    result = CliRunner().invoke(app, ["judge", str(run), "--judge", "rubric"])
+    assert result.exit_code == 2 and "needs a model endpoint" in result.stderr

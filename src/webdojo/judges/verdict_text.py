@@ -93,13 +93,17 @@ def _labelled(text: str, labels: tuple[str, ...]) -> list[tuple[int, int, str]]:
 
 
 def _word(value: str, words: tuple[tuple[str, object], ...]) -> object | None:
-    """The meaning of the word ``value`` starts with; None when it starts with none."""
+    """The meaning of the word ``value`` starts with; None when it starts with none. A value
+    that offers another answer as an alternative ("SUCCESS or NOT SUCCESS", "SUCCESS' or
+    'Verdict: NOT SUCCESS", "SUCCESS if ..., NOT SUCCESS otherwise": the template echoed) is
+    rejected rather than read as its first word."""
     norm = _norm(value)
     for word, meaning in words:
         if norm == word or re.match(rf"{re.escape(word)}\b", norm):
-            rest = norm[len(word) :].strip(_EDGE)
-            other = re.match(r"^(?:or\s+|/\s*|\|\s*)", rest)
-            if other and _word(rest[other.end() :], words) is not None:
+            rest = re.sub(r"[\"'`*\[\]]", " ", norm[len(word) :])
+            others = "|".join(re.escape(w) for w, m in words if m != meaning)
+            offered = rf"(?:\bor\b|/|\|)\s*(?:verdict\s*:?\s*)?(?:{others})\b"
+            if re.search(offered, rest) or re.search(rf"\b(?:{others})\s+otherwise\b", rest):
                 raise ReplyRejected(
                     f"the verdict line {value.strip()!r} names more than one answer; "
                     "give exactly one"
@@ -108,9 +112,14 @@ def _word(value: str, words: tuple[tuple[str, object], ...]) -> object | None:
     return None
 
 
+_REASON_LABEL = re.compile(
+    r"^(?:\d+[.)]\s*)?[*_]*(?:reason(?:ing)?|analysis|explanation)[*_]*\s*:[*_]*\s*", re.I
+)
+
+
 def _reason(text: str, skip: set[int]) -> str:
     lines = [
-        line.strip().strip("*#> ")
+        _REASON_LABEL.sub("", line.strip().strip("*#> "))
         for number, line in enumerate(text.splitlines(), 1)
         if number not in skip and line.strip()
     ]
