@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from webdojo.cli import app
 from webdojo.judges import spec as judge_spec
 from webdojo.store.verdicts import verdict_path
+from webdojo.tasks.blocklist import Blocklist
 
 
 @pytest.fixture(autouse=True)
@@ -64,3 +65,21 @@ def test_bad_input_exits_2_and_a_down_endpoint_exits_3_writing_nothing(tmp_path:
 def test_help_lists_the_judges() -> None:
     code, out, _ = invoke("run", "--help")
     assert code == 0 and "website-failure" in out and "unanimous" in out
+
+
+def test_blocked_verdicts_send_their_websites_to_the_blocklist(tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks.jsonl"
+    remote = {"instruction": "find it", "website": "https://shop.example.co.uk/"}
+    tasks.write_text(
+        json.dumps({"id": "a", **remote})
+        + "\n"
+        + json.dumps({"id": "b", "instruction": "x", "website": "https://news.example.org/"})
+        + "\n"
+    )
+    run = write_run(tmp_path / "run", {"a#0": None, "b#0": None}, tasks=str(tasks))
+    LabelJudge.LABELS = {"a": "blocked", "b": "failure"}
+    blocklist = tmp_path / "blocklist.json"
+    code, out, err = invoke(run, "--judge", "scripted", "--blocklist", blocklist, "--json")
+    assert code == 0, err
+    assert json.loads(out.strip().splitlines()[-1])["blocked_websites"] == 1
+    assert Blocklist.load(blocklist).active() == {"example.co.uk"}

@@ -20,11 +20,12 @@ from typer.core import TyperGroup
 
 from webdojo.errors import ModelError, WebdojoError
 from webdojo.judges.base import JudgeOptions
-from webdojo.judges.runner import JudgeReport, judge_run
+from webdojo.judges.runner import BlockReports, JudgeReport, judge_run
 from webdojo.judges.spec import judge_names
 from webdojo.models import ModelConfig
 from webdojo.models.usage import Price
 from webdojo.store.verdicts import LABELS, Verdict
+from webdojo.tasks.blocklist import parse_duration
 
 console = Console(soft_wrap=True)  # with --json, the JSON object is still the last stdout line
 errors = Console(stderr=True, soft_wrap=True)
@@ -69,6 +70,10 @@ def run_command(
     price_in: Annotated[float | None, typer.Option(help="price per 1M prompt tokens")] = None,
     price_out: Annotated[float | None, typer.Option(help="price per 1M completion tokens")] = None,
     force: Annotated[bool, typer.Option(help="judge again what was judged before")] = False,
+    blocklist: Annotated[
+        Path | None, typer.Option(help="report websites of blocked verdicts to this blocklist")
+    ] = None,
+    block_for: Annotated[str, typer.Option(help="how long a report blocks: 12h, 7d")] = "7d",
     as_json: Annotated[
         bool, typer.Option("--json", help="print the summary as JSON as the last line")
     ] = False,
@@ -82,8 +87,17 @@ def run_command(
         attempts=attempts,
     )
     try:
+        block = None if blocklist is None else BlockReports(blocklist, parse_duration(block_for))
         report = asyncio.run(
-            _judge_with_progress(run_dir, judge, options, tasks, force, concurrency)
+            _judge_with_progress(
+                run_dir,
+                judge,
+                options,
+                tasks=tasks,
+                force=force,
+                concurrency=concurrency,
+                block=block,
+            )
         )
     except ModelError as exc:
         errors.print(f"[red]error[/red] {escape(str(exc))}")
@@ -97,12 +111,7 @@ def run_command(
 
 
 async def _judge_with_progress(
-    run_dir: Path,
-    spec: str,
-    options: JudgeOptions,
-    tasks: str | None,
-    force: bool,
-    concurrency: int,
+    run_dir: Path, spec: str, options: JudgeOptions, **run_kw: Any
 ) -> JudgeReport:
     with Progress(
         TextColumn(f"judging ({escape(spec)})"),
@@ -125,9 +134,7 @@ async def _judge_with_progress(
             run_dir,
             spec,
             options,
-            tasks=tasks,
-            force=force,
-            concurrency=concurrency,
+            **run_kw,
             on_start=lambda n: progress.update(bar, total=n),
             on_verdict=on_verdict,
         )
@@ -160,6 +167,8 @@ def _caption(report: JudgeReport, summary: dict[str, Any]) -> str:
         parts.append(f"{summary['disagreements']} split votes")
     if "pass_at_k" in summary:
         parts.append("pass@k " + ", ".join(f"{k}: {v}" for k, v in summary["pass_at_k"].items()))
+    if report.blocked_websites:
+        parts.append(f"{len(report.blocked_websites)} websites sent to the blocklist")
     if report.invalid_records:
         parts.append(f"{len(report.invalid_records)} unreadable run lines skipped")
     return "; ".join(parts)

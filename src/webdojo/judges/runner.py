@@ -13,7 +13,9 @@ appends one verdict per finished episode attempt to ``RUN/verdicts/<judge>.jsonl
   next run resumes from there;
 * every model reply goes to ``RUN/verdicts/<judge>.calls.jsonl`` by content hash, so a
   re-run, or another judge asking the same question, pays nothing;
-* at most ``concurrency`` episodes are judged at once (the model client caps requests too).
+* at most ``concurrency`` episodes are judged at once (the model client caps requests too);
+* with ``block``, the website of every ``blocked`` verdict goes to a blocklist file, which
+  ``webdojo tasks sample --blocklist`` honours (WebGym keeps such websites out for a while).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import dataclasses
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -50,10 +53,20 @@ from webdojo.store.verdicts import (
     calls_path,
     read_verdicts,
 )
+from webdojo.tasks.blocklist import block_website
 from webdojo.tasks.loader import load_spec
 from webdojo.tasks.schema import Task
 
 OnVerdict = Callable[[Verdict], None]
+
+
+@dataclass(frozen=True)
+class BlockReports:
+    """Where ``blocked`` verdicts send their websites (WebGym keeps blocking websites out of
+    sampling for a while): ``webdojo tasks sample --blocklist FILE`` then skips them."""
+
+    path: Path  # the blocklist file (``webdojo.tasks.blocklist``)
+    duration: timedelta  # how long each report keeps the website out
 
 
 @dataclass
@@ -65,6 +78,7 @@ class JudgeReport:
     todo: int = 0  # attempts judged in this invocation (the rest were judged before)
     verdicts: dict[str, Verdict] = field(default_factory=dict)  # key -> latest verdict
     invalid_records: list[str] = field(default_factory=list)  # run lines that did not parse
+    blocked_websites: set[str] = field(default_factory=set)  # reported to the blocklist now
 
     @property
     def labels(self) -> Counter[str]:
@@ -87,6 +101,7 @@ class JudgeReport:
                 any(n.startswith("judges disagree") for n in v.notes) for v in verdicts
             ),
             "new": self.todo,
+            "blocked_websites": len(self.blocked_websites),
             "judge": self.judge,
             "run": self.run,
         }
@@ -109,6 +124,7 @@ async def judge_run(
     tasks: str | None = None,
     force: bool = False,
     concurrency: int = 8,
+    block: BlockReports | None = None,
     on_start: Callable[[int], None] | None = None,
     on_verdict: OnVerdict | None = None,
 ) -> JudgeReport:
@@ -132,7 +148,14 @@ async def judge_run(
             if judge.needs_model:
                 await check_endpoint(options)
             with VerdictWriter(run_dir, spec) as writer:
-                await _judge_all(judge, todo, writer, report, concurrency, on_verdict)
+                await _judge_all(
+                    judge,
+                    todo,
+                    writer,
+                    report,
+                    concurrency,
+                    _with_blocking(report, block, on_verdict),
+                )
     return report
 
 
@@ -164,7 +187,7 @@ async def _judge_all(
     writer: VerdictWriter,
     report: JudgeReport,
     concurrency: int,
-    on_verdict: OnVerdict | None,
+    after: Callable[[Verdict, Trajectory], None],
 ) -> None:
     gate = asyncio.Semaphore(max(1, concurrency))
     stopped = asyncio.Event()  # set by the first endpoint failure: start nothing more
@@ -180,8 +203,7 @@ async def _judge_all(
                 raise
         writer.write(verdict)  # synced before the next one: a kill loses at most this one
         report.verdicts[verdict.key] = verdict
-        if on_verdict is not None:
-            on_verdict(verdict)
+        after(verdict, trajectory)
 
     try:
         async with asyncio.TaskGroup() as group:
@@ -196,6 +218,23 @@ async def _judge_all(
             "whole): fix the endpoint and run the same command to resume",
             **first.details,
         ) from first
+
+
+def _with_blocking(
+    report: JudgeReport, block: BlockReports | None, on_verdict: OnVerdict | None
+) -> Callable[[Verdict, Trajectory], None]:
+    def after(verdict: Verdict, trajectory: Trajectory) -> None:
+        task = trajectory.task
+        remote = task is not None and task.local_site is None  # local sites never block
+        website = (task.website or task.start_url) if task is not None and remote else None
+        if block is not None and verdict.label == "blocked" and website:
+            reason = next((c.reason for c in verdict.criteria if c.kind == "blocking"), "")
+            site, _ = block_website(block.path, website, block.duration, reason[:200])
+            report.blocked_websites.add(site)
+        if on_verdict is not None:
+            on_verdict(verdict)
+
+    return after
 
 
 async def _verdict(judge: Judge, trajectory: Trajectory) -> Verdict:
