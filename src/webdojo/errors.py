@@ -42,6 +42,7 @@ The ``fault`` says who is to blame, which decides how a trainer should treat the
     ├── ConfigError                    fault=config
     │   ├── TaskFileError              bad_task_file
     │   ├── RecordSchemaError          bad_record      (a stored record of a newer schema)
+    │   ├── LabelFileError             bad_label_file  (a human-label file: file:line: field)
     │   ├── UnknownTask                unknown_task    (server: no such task id)
     │   ├── Unauthorized               unauthorized    (server: missing/wrong bearer token)
     │   └── InvalidRequest             invalid_request (server: malformed request body)
@@ -277,6 +278,12 @@ class RecordSchemaError(ConfigError):
     line that does not match the record model."""
 
     code = "bad_record"
+
+
+class LabelFileError(ConfigError):
+    """A line of a human-label file (``webdojo.judges.human_labels``) that cannot be read."""
+
+    code = "bad_label_file"
 
 
 class UnknownTask(ConfigError):

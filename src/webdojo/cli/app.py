@@ -42,7 +42,7 @@ def _emit_json(data: dict[str, Any]) -> None:
 
 RUN_HELP = {
     "tasks": "task spec: builtin, builtin:shop+wiki, a sites dir or a task file",
-    "policy": "scripted | random | openai (default: openai if a model endpoint is configured, else scripted)",
+    "policy": "scripted | random | perturbed | openai (default: openai if a model endpoint is configured, else scripted)",
     "limit": "run only the first N episodes",
     "concurrency": "episodes in flight",
     "repeats": "episodes per task",

@@ -2,6 +2,8 @@
 
 * ``scripted``: replays ``task.solution`` (or a wrong solution), resolving element targets.
 * ``random``: a seeded uniform choice among the actions valid on the page.
+* ``perturbed``: the reference solution cut short or ending in a wrong answer (seeded): known
+  failures that look almost right, for calibrating judges.
 * ``openai``: a prompt template + an OpenAI-compatible model endpoint.
 
 The Policy protocol is in ``webdojo.policies.base``; the history it sees (``Decision``, ``Step``)
@@ -17,11 +19,12 @@ from webdojo.errors import ConfigError
 from webdojo.models import ModelConfig
 from webdojo.policies.base import Policy
 from webdojo.policies.openai_policy import OpenAIPolicy
+from webdojo.policies.perturbed import PerturbedPolicy
 from webdojo.policies.random_policy import RandomPolicy
 from webdojo.policies.scripted import ScriptedPolicy
 from webdojo.prompts import TEMPLATES, get_template
 
-POLICY_NAMES = ("scripted", "random", "openai")
+POLICY_NAMES = ("scripted", "random", "perturbed", "openai")
 
 
 def make_policy(
@@ -35,7 +38,8 @@ def make_policy(
     """Build a policy by name.
 
     ``scripted``: ``kw`` go to ScriptedPolicy (``which="wrong"``, ``index``, ``text_format``...).
-    ``random``: uses ``seed``. ``openai``: needs ``model_config`` (else the environment's, see
+    ``random``: uses ``seed``. ``perturbed``: uses ``seed``; ``kw`` may narrow ``modes``
+    (``stop_early``, ``wrong_answer``). ``openai``: needs ``model_config`` (else the environment's, see
     ``ModelConfig.from_env``); ``kw`` naming template fields (``max_images``, ``screenshot``,
     ``axtree``...) configure the template, the rest go to OpenAIPolicy (``sampling``).
     """
@@ -43,6 +47,8 @@ def make_policy(
         return ScriptedPolicy(**kw)
     if name == "random":
         return RandomPolicy(seed=seed, **kw)
+    if name == "perturbed":
+        return PerturbedPolicy(seed=seed, **kw)
     if name == "openai":
         config = model_config or ModelConfig.from_env()
         if config is None:
@@ -65,6 +71,7 @@ def _template_options(template: str, kw: dict[str, Any]) -> dict[str, Any]:
 __all__ = [
     "POLICY_NAMES",
     "OpenAIPolicy",
+    "PerturbedPolicy",
     "Policy",
     "RandomPolicy",
     "ScriptedPolicy",

@@ -27,7 +27,7 @@ from webdojo.tasks.loader import TaskSet
 @dataclass(frozen=True)
 class RunConfig:
     tasks: str = "builtin"  # task spec (see webdojo.tasks.loader)
-    policy: str = "scripted"  # scripted | random | openai
+    policy: str = "scripted"  # scripted | random | perturbed | openai
     limit: int | None = None  # run only the first N episodes of the set
     concurrency: int = 4  # episodes in flight; 4 saturates a 2-core machine
     repeats: int = 1  # episodes per task (pass@k style)
