@@ -39,6 +39,9 @@ def test_metrics_by_hand() -> None:
     assert per[S] == {"precision": 0.6, "recall": 0.75, "truth": 4, "judged": 5}
     assert per[F] == {"precision": round(2 / 3, 4), "recall": 0.4, "truth": 5, "judged": 3}
     assert per["blocked"] == {"precision": None, "recall": None, "truth": 0, "judged": 0}
+    brief = cal.to_json(full=False)  # for breakdowns: no per-label figures, no zero cells
+    assert "per_label" not in brief and brief["confusion"]["website_failure"] == {S: 1}
+    assert set(brief["confusion"]) == {S, F, "website_failure"}
 
 
 def test_a_judge_that_says_success_to_everything_shows_up() -> None:

@@ -172,3 +172,12 @@ def _caption(report: JudgeReport, summary: dict[str, Any]) -> str:
     if report.invalid_records:
         parts.append(f"{len(report.invalid_records)} unreadable run lines skipped")
     return "; ".join(parts)
+
+
+def _register_subcommands() -> None:
+    from webdojo.cli.judge_calibrate import register
+
+    register(judge_app)
+
+
+_register_subcommands()

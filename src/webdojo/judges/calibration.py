@@ -108,8 +108,10 @@ class Calibration:
             }
         return out
 
-    def to_json(self) -> dict[str, Any]:
-        return {
+    def to_json(self, *, full: bool = True) -> dict[str, Any]:
+        """The figures as JSON; ``full=False`` (for breakdowns) leaves out the per-label
+        figures and the zero cells of the confusion matrix."""
+        out: dict[str, Any] = {
             "n": self.n,
             "accuracy": _round(self.accuracy),
             "precision": _round(self.precision),
@@ -120,11 +122,16 @@ class Calibration:
             "true_negatives": self.true_negatives,
             "judge_errors": self.judge_errors,
             "confusion": {t: dict(row) for t, row in self.confusion.items()},
-            "per_label": {
-                label: {k: _round(v) if k in ("precision", "recall") else v for k, v in m.items()}
-                for label, m in self.per_label().items()
-            },
         }
+        if not full:
+            nonzero = {t: {j: c for j, c in row.items() if c} for t, row in self.confusion.items()}
+            out["confusion"] = {t: row for t, row in nonzero.items() if row}
+            return out
+        out["per_label"] = {
+            label: {k: _round(v) if k in ("precision", "recall") else v for k, v in m.items()}
+            for label, m in self.per_label().items()
+        }
+        return out
 
 
 def calibrate(pairs: Iterable[Pair]) -> Calibration:
@@ -149,9 +156,10 @@ def compare(
     first: Iterable[Pair], second: Iterable[Pair], names: tuple[str, str] = ("rubric", "task")
 ) -> dict[str, Any]:
     """Two judge variants on the trajectories both judged: each one's metrics, the differences
-    (first minus second) and how often the two gave the same label."""
-    a = {p.id: p for p in first}
-    b = {p.id: p for p in second}
+    (first minus second) and how often the two gave the same label. A trajectory is matched by
+    its id and source (one trajectory may have a verifier's truth and a human's)."""
+    a = {(p.source, p.id): p for p in first}
+    b = {(p.source, p.id): p for p in second}
     common = [i for i in a if i in b]
     cal_a = calibrate(a[i] for i in common)
     cal_b = calibrate(b[i] for i in common)
@@ -162,8 +170,8 @@ def compare(
     }
     return {
         "n": len(common),
-        names[0]: cal_a.to_json(),
-        names[1]: cal_b.to_json(),
+        names[0]: cal_a.to_json(full=False),
+        names[1]: cal_b.to_json(full=False),
         "delta": delta,
         "same_label": same,
         "only_one_judged": len(a) + len(b) - 2 * len(common),
