@@ -18,7 +18,9 @@ Each rule kind is read as WebCanvas's evaluation code reads it (``evaluate/step_
   ``type`` step and the option of each ``select`` step, on a page of the rule's site
   (``netloc``, read as WebCanvas does: ``www.imdb.com`` -> ``imdb``). Which field received it
   (the rule's ``path`` selector) cannot be told without the page's DOM, which runs do not
-  store: such a match is an approximation, and the reason says so.
+  store: such a match is an approximation, and the reason says so. A value set by clicking
+  (WebCanvas also reads the clicked element's value) is not seen: runs keep only the clicked
+  element's accessible name.
 * ``cache_data_exactly_match`` / ``_included_match``: WebCanvas compares the text the agent
   recorded (its cache-data and final-answer actions), lower-cased; here the final answer.
 * ``element_path_*``: unchecked (``passed`` None): the element behind a selector or xpath

@@ -67,7 +67,7 @@ def programmatic_problems(trajectory: Trajectory) -> list[str]:
     record, task = trajectory.record, trajectory.task
     if record.fault is not None:
         code = record.error.code if record.error is not None else "fault"
-        problems.append(f"the episode ended in a {record.fault} fault ({code}): never scored")
+        problems.append(f"the episode ended in a fault ({record.fault}: {code}): never scored")
     elif task is not None and task.verifier is not None and record.final_state is None:
         problems.append(CANNOT_VERIFY["no_final_state"])
     if task is not None and task.verifier is None and not task.eval_rules:
