@@ -131,6 +131,8 @@ async def test_f1_reward_is_the_best_f1_and_the_label_follows_the_threshold(
     assert "'brass lamp'" in verdict.criteria[0].reason
     strict = await F1Judge(JudgeOptions(), threshold=0.9).judge(t)
     assert strict.label == "failure" and strict.reward == pytest.approx(0.8)  # partial credit
+    from_options = await F1Judge(JudgeOptions(f1_threshold=0.9)).judge(t)  # --f1-threshold
+    assert from_options.label == "failure"
 
 
 async def test_f1_without_overlap_is_a_zero_failure(tmp_path: Path) -> None:

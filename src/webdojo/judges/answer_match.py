@@ -214,8 +214,10 @@ class F1Judge(_AnswerJudge):
 
     name = "f1"
 
-    def __init__(self, options: JudgeOptions | None = None, *, threshold: float = F1_THRESHOLD):
+    def __init__(self, options: JudgeOptions | None = None, *, threshold: float | None = None):
         super().__init__(options)
+        if threshold is None:
+            threshold = options.f1_threshold if options is not None else F1_THRESHOLD
         if not 0.0 < threshold <= 1.0:
             raise ValueError(f"the F1 threshold must be in (0, 1], got {threshold}")
         self.threshold = threshold
