@@ -31,9 +31,10 @@ The ``fault`` says who is to blame, which decides how a trainer should treat the
     │   ├── ModelError                 model_error
     │   │   ├── ModelTimeout           model_timeout
     │   │   ├── ModelOutputInvalid     model_output_invalid (no usable reply after retries)
-│   │   └── ContextTooLong         context_too_long (even with images downscaled and dropped)
+    │   │   └── ContextTooLong         context_too_long (even with images downscaled and dropped)
     │   ├── SessionLost                session_lost
-│   ├── TrajectoryIncomplete       trajectory_incomplete (judge: a screenshot, answer... missing)
+    │   ├── TrajectoryIncomplete       trajectory_incomplete (judge: a screenshot, answer... missing)
+    │   ├── RulesUnchecked             rules_unchecked (judge: rules that need a model or the DOM)
     │   ├── SiteUnreachable            site_unreachable (the task's website: DNS, refused, offline)
     │   ├── Overloaded                 overloaded      (server: past --max-sessions, 429)
     │   ├── ServerUnavailable          server_unavailable (client: server unreachable)
@@ -225,6 +226,16 @@ class TrajectoryIncomplete(InfraError):
     task): it gets an ``infra_error`` verdict naming what is missing, never a silent 0."""
 
     code = "trajectory_incomplete"
+
+
+class RulesUnchecked(InfraError):
+    """A task's evaluation rules that the programmatic judge cannot check from a stored run (a
+    semantic match needs a model; an element path needs the page's DOM, which runs do not
+    store), while every rule it could check passed: the verdict is undecided, never a silent
+    pass. Unlike ``trajectory_incomplete`` nothing is missing from the run: another judge (a
+    model judge) is the remedy, not another rollout."""
+
+    code = "rules_unchecked"
 
 
 class SiteUnreachable(InfraError):

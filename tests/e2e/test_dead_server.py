@@ -7,11 +7,10 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_process import webdojo
 
 from fakes.openai_server import unused_port
 from webdojo.errors import ServerDown
@@ -54,14 +53,6 @@ class KillServerAt:
 
     async def aclose(self) -> None:
         await self.inner.aclose()
-
-
-def webdojo(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("WEBDOJO_MODEL", "OPENAI_"))}
-    return subprocess.run(
-        [sys.executable, "-m", "webdojo.cli", *args],
-        capture_output=True, text=True, timeout=600, env=env,
-    )  # fmt: skip
 
 
 def test_a_server_killed_mid_run_stops_the_run_and_a_resume_finishes_it(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_process import last_json, webdojo
 
 from webdojo.policies import make_policy
 from webdojo.rollout.run import RunConfig, run_job
@@ -22,22 +23,6 @@ from webdojo.store.run_store import EPISODES, STEPS
 from webdojo.tasks.loader import load_spec
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
-def webdojo(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("WEBDOJO_MODEL", "OPENAI_"))}
-    return subprocess.run(
-        [sys.executable, "-m", "webdojo.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-    )
-
-
-def last_json(proc: subprocess.CompletedProcess[str]) -> dict:
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def test_scripted_default_policy_solves_every_builtin_task(tmp_path: Path) -> None:

@@ -67,6 +67,9 @@ def run_command(
     ] = False,
     max_images: Annotated[int, typer.Option(min=1, help="images per model request")] = 8,
     attempts: Annotated[int, typer.Option(min=1, help="replies asked when one is unreadable")] = 3,
+    f1_threshold: Annotated[
+        float, typer.Option(min=0.01, max=1.0, help="f1: the token F1 that counts as success")
+    ] = 0.5,
     price_in: Annotated[float | None, typer.Option(help="price per 1M prompt tokens")] = None,
     price_out: Annotated[float | None, typer.Option(help="price per 1M completion tokens")] = None,
     force: Annotated[bool, typer.Option(help="judge again what was judged before")] = False,
@@ -85,6 +88,7 @@ def run_command(
         all_facts=all_facts,
         max_images=max_images,
         attempts=attempts,
+        f1_threshold=f1_threshold,
     )
     try:
         block = None if blocklist is None else BlockReports(blocklist, parse_duration(block_for))

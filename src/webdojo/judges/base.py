@@ -38,6 +38,7 @@ class JudgeOptions:
     max_images: int = 8  # rubric and website-failure: images sent in one request, at most
     prompt: str = "rubric"  # rubric judge: "rubric" (fact by fact) or "task" (task-only)
     attempts: int = 3  # replies per question when a reply cannot be parsed
+    f1_threshold: float = 0.5  # f1: the token F1 from which the label is success
 
 
 class Judge(ABC):

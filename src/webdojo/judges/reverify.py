@@ -26,7 +26,7 @@ from webdojo.store.run_reader import read_run
 from webdojo.store.run_store import CONFIG, read_config
 from webdojo.tasks.loader import load_spec
 from webdojo.tasks.schema import Task
-from webdojo.tasks.verify import verify
+from webdojo.tasks.verify import VerifyResult, verify
 
 
 @dataclass
@@ -81,26 +81,44 @@ def reverify_run(root: Path, tasks: str | None = None) -> ReverifyReport:
     return report
 
 
-def _check(record: EpisodeRecord, task: Task | None, report: ReverifyReport) -> None:
+# why ``verify_stored`` could not verify a record -> the same in words (the judge's reasons)
+CANNOT_VERIFY = {
+    "fault": "the episode ended in a fault: there is no final state to verify",
+    "no_final_state": "the record stores no final state (a run of record schema version 1)",
+    "unknown_task": "the task is not in the run's task set",
+    "no_verifier": "the task has no programmatic verifier",
+}
+
+
+def verify_stored(record: EpisodeRecord, task: Task | None) -> VerifyResult | str:
+    """The task's verifier run again on the record's stored final state, or why it cannot
+    run: one of the keys of ``CANNOT_VERIFY``. Shared by ``webdojo verify`` and the
+    programmatic judge, so both read a stored episode the same way."""
     if record.fault is not None:
-        report.skip("fault", record.key)
-    elif record.reward is None:
+        return "fault"
+    if record.final_state is None:
+        return "no_final_state"
+    if task is None:
+        return "unknown_task"
+    verdict = verify(task, record.final_state.to_final_state())
+    return "no_verifier" if verdict is None else verdict
+
+
+def _check(record: EpisodeRecord, task: Task | None, report: ReverifyReport) -> None:
+    if record.fault is None and record.reward is None:
         report.skip("not_verified", record.key)
-    elif record.final_state is None:
-        report.skip("no_final_state", record.key)
-    elif task is None:
-        report.skip("unknown_task", record.key)
+        return
+    verdict = verify_stored(record, task)
+    if isinstance(verdict, str):
+        report.skip(verdict, record.key)
+        return
+    assert record.reward is not None  # a record with a final state and no fault was scored
+    report.checked += 1
+    now = float(verdict.passed)
+    if now == record.reward:
+        report.agree += 1
     else:
-        verdict = verify(task, record.final_state.to_final_state())
-        if verdict is None:
-            report.skip("no_verifier", record.key)
-            return
-        report.checked += 1
-        now = float(verdict.passed)
-        if now == record.reward:
-            report.agree += 1
-        else:
-            report.disagree.append(Disagreement(record.key, record.reward, now, verdict.reasons))
+        report.disagree.append(Disagreement(record.key, record.reward, now, verdict.reasons))
 
 
 def reverify_table(report: ReverifyReport, shown: int = 20) -> Table:
