@@ -14,6 +14,9 @@ $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@# AgentRewardBench's 1,302 expert labels ship as a CSV in its wheel; reading them needs none
+	@# of its dependencies (torch, browsergym, an older Playwright), so they are not installed
+	$(BIN)/python -m pip install --quiet --no-deps 'agent-reward-bench==0.1.2'
 	@touch $(STAMP)
 
 demo: setup
