@@ -20,6 +20,7 @@ from webdojo.errors import RecordSchemaError
 from webdojo.store.records import EpisodeRecord, StepRecord
 from webdojo.store.run_reader import StoredRun, read_run
 from webdojo.store.run_store import CONFIG, EPISODES, FORMAT_VERSION, SCREENSHOTS, STEPS
+from webdojo.store.verdicts import VERDICTS, Verdict, judges_of
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ class RunData:
     records: StoredRun | None = None  # the typed records (None: nothing readable)
     missing_files: set[str] = field(default_factory=set)  # screenshots referenced, not on disk
     tasks: dict[str, TaskInfo] = field(default_factory=dict)
+    verdicts: dict[str, dict[str, Verdict]] = field(default_factory=dict)  # judge -> key -> v
 
     @property
     def name(self) -> str:
@@ -109,6 +111,10 @@ def load_run(root: Path) -> RunData:
     run.tasks, task_problem = load_tasks((run.config or {}).get("tasks"))
     if task_problem:
         problems.append(task_problem)
+    try:
+        run.verdicts = judges_of(root)
+    except (RecordSchemaError, OSError) as exc:
+        problems.append(f"the judges' verdicts cannot be read: {exc}")
     return run
 
 
@@ -239,10 +245,15 @@ class LiveRun:
 
     def _stat(self) -> tuple[Any, ...]:
         sig: list[Any] = []
-        for name in (CONFIG, STEPS, EPISODES):
+        verdicts = [  # a judge may be writing verdicts (its reply cache does not count)
+            p
+            for p in sorted((self.root / VERDICTS).glob("*.jsonl"))
+            if not p.name.endswith(".calls.jsonl")
+        ]
+        for path in [self.root / CONFIG, self.root / STEPS, self.root / EPISODES, *verdicts]:
             try:
-                st = (self.root / name).stat()
-                sig.append((st.st_size, st.st_mtime_ns))
+                st = path.stat()
+                sig.append((path.name, st.st_size, st.st_mtime_ns))
             except OSError:
                 sig.append(None)
         return tuple(sig)

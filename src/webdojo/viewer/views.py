@@ -12,6 +12,7 @@ from typing import Any
 from webdojo.store.records import EpisodeRecord, StepRecord
 from webdojo.store.run_reader import StoredRun
 from webdojo.store.summary import Bucket, RunSummary, summarize
+from webdojo.store.verdicts import Verdict
 from webdojo.viewer.overlay import describe_action, overlay_spec, overlay_svg
 from webdojo.viewer.runs import RunData, TaskInfo
 
@@ -81,6 +82,7 @@ def overview(run: RunData) -> dict[str, Any]:
         "by_site": bucket_rows(summary.by_site),
         "by_difficulty": bucket_rows(summary.by_difficulty),
         "episodes": rows,
+        "judges": judge_summaries(run),
         "choices": {
             "site": sorted({str(r["site"]) for r in rows}),
             "difficulty": sorted({r["difficulty"] for r in rows if r["difficulty"] is not None}),
@@ -121,6 +123,7 @@ def episode_rows(run: RunData) -> list[dict[str, Any]]:
             "outcome": rec.outcome.value, "steps": rec.steps, "wall_s": rec.wall_s,
             "repeats": sum(s.repeated for s in steps),
             "error_codes": _error_codes(steps, rec), "answer": rec.answer,
+            "verdicts": _row_verdicts(run, key, rec.episode),
         })  # fmt: skip
     for key in run.unfinished:
         steps = run.steps_of(key)
@@ -130,7 +133,7 @@ def episode_rows(run: RunData) -> list[dict[str, Any]]:
             "key": key, "task_id": task_id, **_task_fields(run, task_id),
             "status": "unfinished", "outcome": None, "steps": len(steps),
             "wall_s": round(spent, 3), "repeats": sum(s.repeated for s in steps),
-            "error_codes": _error_codes(steps, None), "answer": None,
+            "error_codes": _error_codes(steps, None), "answer": None, "verdicts": {},
         })  # fmt: skip
     return rows
 
@@ -199,5 +202,57 @@ def episode_detail(run: RunData, key: str, file_url: str = "") -> dict[str, Any]
         "repeats": sum(v["repeat"] for v in views),
         "policy_s": round(sum(s.policy_s for s in steps), 3),
         "env_s": round(sum(s.env_s for s in steps), 3),
+        "verdicts": episode_verdicts(run, key, None if record is None else record.episode),
         "problems": problems,
     }
+
+
+# --- verdicts -----------------------------------------------------------------------------
+
+
+def current_verdict(run: RunData, judge: str, key: str, attempt: str | None) -> Verdict | None:
+    """The judge's verdict on the episode's shown attempt; None when it judged another attempt
+    (the episode was run again after it judged) or none."""
+    verdict = run.verdicts.get(judge, {}).get(key)
+    return verdict if verdict is not None and verdict.episode == attempt else None
+
+
+def _row_verdicts(run: RunData, key: str, attempt: str | None) -> dict[str, dict[str, Any]]:
+    found = {}
+    for judge in run.verdicts:
+        verdict = current_verdict(run, judge, key, attempt)
+        if verdict is not None:
+            found[judge] = {"label": verdict.label, "reward": verdict.reward}
+    return found
+
+
+def episode_verdicts(run: RunData, key: str, attempt: str | None) -> list[dict[str, Any]]:
+    """Every judge's verdict on the episode, with criteria, evidence steps, notes and usage."""
+    shown = []
+    for judge in sorted(run.verdicts):
+        verdict = current_verdict(run, judge, key, attempt)
+        if verdict is not None:
+            shown.append(verdict.model_dump(exclude={"schema_version", "key", "episode"}))
+    return shown
+
+
+def judge_summaries(run: RunData) -> list[dict[str, Any]]:
+    """Per judge: verdicts by label, mean reward, and agreement with the stored verifier."""
+    out = []
+    for judge in sorted(run.verdicts):
+        verdicts = [
+            (v, run.episodes[key])
+            for key, v in run.verdicts[judge].items()
+            if key in run.episodes and v.episode == run.episodes[key].episode
+        ]
+        labels = Counter(v.label for v, _ in verdicts)
+        rewards = [v.reward for v, _ in verdicts if v.reward is not None]
+        both = [(v.reward, r.reward) for v, r in verdicts]
+        scored = [(a, b) for a, b in both if a is not None and b is not None]
+        agree = sum((a >= 0.5) == (b >= 0.5) for a, b in scored)
+        out.append({
+            "judge": judge, "verdicts": len(verdicts), "labels": dict(labels),
+            "reward_mean": round(sum(rewards) / len(rewards), 4) if rewards else None,
+            "with_verifier": len(scored), "agree_with_verifier": agree,
+        })  # fmt: skip
+    return out

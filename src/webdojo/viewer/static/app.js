@@ -49,7 +49,30 @@ function matches(row, f) {
   return true;
 }
 
-function episodeRow(rid, r) {
+// one cell per judge: its label, sortable (webdojo judge writes verdicts next to the run)
+function verdictCells(r, judges) {
+  return judges.map((j) => {
+    const v = r.verdicts[j.judge];
+    return h("td", { "data-v": v ? v.label : "", "data-judge": j.judge },
+      v ? pill(v.label, v.label.replace("_", " ")) : h("span", { class: "muted" }, "–"));
+  });
+}
+
+function judgeTable(judges) {
+  if (!judges.length) return null;
+  const labels = ["success", "failure", "website_failure", "blocked", "infra_error"];
+  return h("div", { class: "card section", "data-testid": "judges" }, h("h2", {}, "Judges"),
+    h("table", { class: "sortable" },
+      h("thead", {}, h("tr", {}, ["judge", "verdicts", ...labels.map((l) => l.replace("_", " ")), "reward mean", "agrees with verifier"]
+        .map((c, i) => h("th", { class: i ? "num" : "" }, c)))),
+      h("tbody", {}, judges.map((j) => h("tr", { "data-judge": j.judge },
+        h("td", { class: "mono" }, j.judge), h("td", { class: "num" }, j.verdicts),
+        labels.map((l) => h("td", { class: "num" }, j.labels[l] || "")),
+        h("td", { class: "num" }, fmt.num(j.reward_mean, 3)),
+        h("td", { class: "num" }, j.with_verifier ? `${j.agree_with_verifier}/${j.with_verifier}` : "–"))))));
+}
+
+function episodeRow(rid, r, judges) {
   const open = () => { location.hash = episodeHash(rid, r.key); };
   return h("tr", { class: "link", onclick: open, "data-key": r.key },
     h("td", {}, h("a", { href: episodeHash(rid, r.key), class: "mono" }, r.key)),
@@ -58,7 +81,8 @@ function episodeRow(rid, r) {
     h("td", { class: "num" }, r.steps), h("td", { class: "num" }, r.repeats || ""),
     h("td", { class: "num", "data-v": r.wall_s ?? "" }, fmt.secs(r.wall_s)),
     h("td", { "data-v": r.error_codes.join(" ") }, codes(r.error_codes)),
-    h("td", { class: "small" }, r.answer ? String(r.answer).slice(0, 80) : ""));
+    h("td", { class: "small" }, r.answer ? String(r.answer).slice(0, 80) : ""),
+    verdictCells(r, judges));
 }
 
 function episodeTable(rid, data) {
@@ -67,11 +91,12 @@ function episodeTable(rid, data) {
   const count = h("span", { class: "muted small", "data-testid": "shown-count" });
   const table = h("table", { class: "sortable", "data-testid": "episodes" },
     h("thead", {}, h("tr", {}, ["episode", "site", "difficulty", "status", "steps", "repeats",
-      "wall time", "error codes", "answer"].map((c, i) => h("th", { class: [2, 4, 5, 6].includes(i) ? "num" : "" }, c)))),
+      "wall time", "error codes", "answer", ...data.judges.map((j) => j.judge)]
+      .map((c, i) => h("th", { class: [2, 4, 5, 6].includes(i) ? "num" : "" }, c)))),
     body);
   const refresh = () => {
     const rows = data.episodes.filter((r) => matches(r, f));
-    body.replaceChildren(...rows.map((r) => episodeRow(rid, r)));
+    body.replaceChildren(...rows.map((r) => episodeRow(rid, r, data.judges)));
     window.wdSort.reapply(table);
     state.visibleKeys[rid] = Array.from(body.rows).map((tr) => tr.dataset.key);
     count.textContent = `${rows.length} of ${data.episodes.length} episodes`;
@@ -147,6 +172,7 @@ async function renderOverview(rid, reloadOf = null) {
     h("div", { class: "grid2 section" },
       bucketTable("Success by site", "site", data.by_site, "by-site"),
       bucketTable("Success by difficulty", "difficulty", data.by_difficulty, "by-difficulty")),
+    judgeTable(data.judges),
     h("div", { class: "card plots" },
       h("img", { src: `api/runs/${rid}/plots/success_by_difficulty.svg`, alt: "success by difficulty" }),
       h("img", { src: `api/runs/${rid}/plots/episode_lengths.svg`, alt: "episode lengths" })),

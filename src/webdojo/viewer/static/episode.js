@@ -37,7 +37,8 @@ function header(rid, ep, keys) {
       h("span", { class: "muted" }, `${ep.steps.length} steps · ${fmt.secs(rec.wall_s)} wall · policy ${fmt.secs(ep.policy_s)} · env ${fmt.secs(ep.env_s)}`),
       h("span", { style: "margin-left:auto" }, link(idx - 1, "prev-episode"), " ", link(idx + 1, "next-episode"))),
     problemsBox(ep.problems, "Not everything about this episode is known"),
-    h("div", { class: "ep-top" }, taskCard(ep), verdictCard(ep)));
+    h("div", { class: "ep-top" }, taskCard(ep), verdictCard(ep)),
+    judgesCard(rid, ep));
 }
 
 function taskCard(ep) {
@@ -66,6 +67,30 @@ function verdictCard(ep) {
       ["final url", rec.final_url], ["fault", rec.fault],
       ["error", rec.error ? h("span", {}, codes([rec.error.code]), " ", rec.error.message || "") : null],
       ["reward", rec.reward]]));
+}
+
+// The judges' verdicts: label, reward, every criterion with its reason and evidence steps.
+// An evidence link opens that step (the page after the last step opens the last one).
+function criterionRow(rid, ep, c) {
+  const state = c.passed === true ? "ok" : c.passed === false ? "fail" : "unchecked";
+  const last = Math.max(ep.steps.length - 1, 0);
+  const links = (c.evidence || []).map((s) => h("a", { href: episodeHash(rid, ep.key, Math.min(s, last)),
+    class: "evidence", "data-step": s }, s > last ? "final page" : `step ${s}`));
+  return h("li", { class: state, "data-testid": "criterion" },
+    h("span", { class: "mono" }, c.name), ` (${c.kind}): `, c.passed === null ? "not checked · " : "",
+    c.reason, links.length ? h("span", { class: "small" }, " · evidence: ", links.flatMap((a, i) => (i ? [", ", a] : [a]))) : null);
+}
+
+function judgesCard(rid, ep) {
+  if (!ep.verdicts || !ep.verdicts.length) return null;
+  return h("div", { class: "judges", "data-testid": "verdicts" }, h("h3", {}, "Judges"),
+    ep.verdicts.map((v) => h("div", { class: "verdict", "data-judge": v.judge },
+      h("div", {}, h("span", { class: "mono" }, v.judge), " ", pill(v.label, v.label.replace("_", " ")),
+        ` reward ${v.reward ?? "none"}`, v.model ? h("span", { class: "muted small" }, ` · ${v.model}`) : null,
+        h("span", { class: "muted small" }, ` · ${v.usage.calls} calls, ${v.usage.cached} cached, ${v.usage.prompt_tokens + v.usage.completion_tokens} tokens`)),
+      v.error ? h("div", {}, codes([v.error.code]), " ", v.error.message) : null,
+      h("ul", { class: "reasons" }, v.criteria.map((c) => criterionRow(rid, ep, c))),
+      v.notes.length ? h("ul", { class: "small muted" }, v.notes.map((n) => h("li", {}, n))) : null)));
 }
 
 function stepCard(step) {
