@@ -62,6 +62,7 @@ async def test_report_renders_in_chromium(
     await page.goto(out.as_uri())
     await expect(page.locator("h1")).to_have_text(scripted_run.name)
     assert await page.locator(".report-step img").count() > 0
+    await expect(page.get_by_test_id("evaluation").locator("td").first).to_have_text("verifier")
     await page.screenshot(path=artifacts_dir / "viewer-report.png", full_page=True)
 
 

@@ -1,15 +1,19 @@
-"""Evaluation statistics over stored rewards: pass@k with the unbiased estimator.
+"""Evaluation statistics over stored rewards: pass@k, mean ± std over repeats, breakdowns.
 
 pass@k is the chance that at least one of k attempts at a task succeeds. With n >= k attempts
 of which c succeeded, the unbiased estimate (Chen et al., 2021) is ``1 - C(n-c, k) / C(n, k)``,
 averaged over tasks. Rewards of None (faults, website failures, blocked) are not attempts: they
-are left out before counting, never scored 0.
+are left out before counting, never scored 0. The same holds for every rate here: a ``Rate``
+counts unscored episodes apart. Repeated runs are reported as Weblica does, the mean ± standard
+deviation of the per-repeat success rates (``over_repeats``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from math import comb
+from statistics import fmean, stdev
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -52,3 +56,49 @@ def pass_at_ks(
         values = [pass_at_k(len(r), sum(x > 0.5 for x in r), k) for r in usable]
         out[str(k)] = round(sum(values) / len(values), 4)
     return out
+
+
+@dataclass(frozen=True)
+class Rate:
+    """Successes among scored episodes (rewards of None are counted apart, never as 0)."""
+
+    scored: int = 0
+    successes: int = 0
+    unscored: int = 0
+
+    @property
+    def rate(self) -> float | None:
+        return None if self.scored == 0 else self.successes / self.scored
+
+    def add(self, reward: float | None) -> Rate:
+        if reward is None:
+            return Rate(self.scored, self.successes, self.unscored + 1)
+        return Rate(self.scored + 1, self.successes + (reward > 0.5), self.unscored)
+
+
+def rates_by(pairs: Iterable[tuple[Hashable, float | None]]) -> dict[Hashable, Rate]:
+    """(group, reward) pairs -> group -> its success rate: by difficulty, domain, site..."""
+    out: dict[Hashable, Rate] = {}
+    for group, reward in pairs:
+        out[group] = out.get(group, Rate()).add(reward)
+    return out
+
+
+def mean_std(values: Sequence[float]) -> tuple[float, float] | None:
+    """Mean and sample standard deviation (0 for one value); None for none."""
+    if not values:
+        return None
+    return fmean(values), (stdev(values) if len(values) > 1 else 0.0)
+
+
+def over_repeats(pairs: Iterable[tuple[int, float | None]]) -> tuple[float, float, int] | None:
+    """Weblica's mean ± std: the success rate of each repeat (every task's r-th episode, or
+    each of several runs), then their mean and standard deviation, and how many repeats. None
+    when there are fewer than two repeats with scored episodes."""
+    by_repeat = rates_by(pairs)
+    rates = [r.rate for _, r in sorted(by_repeat.items(), key=lambda kv: str(kv[0]))]
+    usable = [r for r in rates if r is not None]
+    if len(usable) < 2:
+        return None
+    mean, std = mean_std(usable) or (0.0, 0.0)
+    return round(mean, 4), round(std, 4), len(usable)

@@ -21,6 +21,7 @@ from webdojo.store.records import EpisodeRecord
 from webdojo.viewer import plots
 from webdojo.viewer.compare import compare_runs
 from webdojo.viewer.overlay import overlay_svg
+from webdojo.viewer.report_eval import evaluation_section, judges_section, verdict_lines
 from webdojo.viewer.runs import RunData, load_run, safe_path
 from webdojo.viewer.views import episode_detail, overview
 
@@ -40,6 +41,7 @@ PAGE = Template("""<!doctype html>
 $problems
 <div class="stats">$stats</div>
 <div class="grid2 section">$by_site$by_difficulty</div>
+$evaluation$judges
 <div class="card plots">$plot_difficulty$plot_lengths</div>
 $comparison
 <div class="card"><h2>Episodes</h2><div class="table-wrap">$episodes</div>$more</div>
@@ -82,6 +84,8 @@ def render_report(run: RunData, examples: int = 3, compare_to: RunData | None = 
         stats=_stats(totals),
         by_site=_bucket_table("Success by site", "site", data["by_site"]),
         by_difficulty=_bucket_table("Success by difficulty", "difficulty", data["by_difficulty"]),
+        evaluation=evaluation_section(run),
+        judges=judges_section(run),
         plot_difficulty=plots.success_by_difficulty(data["by_difficulty"]),
         plot_lengths=plots.episode_lengths(rows),
         comparison=_comparison(compare_runs(run, compare_to)) if compare_to is not None else "",
@@ -304,7 +308,7 @@ def _example(run: RunData, key: str) -> str:
         f"{_pill(ep['status'])}<span class='muted'>{_v(ep.get('site'))} · difficulty "
         f"{_v(ep.get('difficulty'))} · {len(steps)} steps{wall}</span></div>"
         f'<div class="ep-top"><div><h3>Task</h3><div class="instruction">{instruction}</div></div>'
-        f"<div><h3>Verdict</h3>{_verdict(record)}</div></div>"
+        f"<div><h3>Verdict</h3>{_verdict(record)}{verdict_lines(run, key)}</div></div>"
         f'<h3>Steps</h3><div class="report-steps">{cards}</div></div>'
     )
 

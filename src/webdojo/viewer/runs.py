@@ -33,6 +33,7 @@ class TaskInfo:
     level: str
     facts: list[str]  # the rubric's facts, flattened
     max_steps: int
+    domain: str | None = None  # the Mind2Web-2 domain, when the task set has one
 
 
 @dataclass
@@ -221,6 +222,7 @@ def load_tasks(spec: Any) -> tuple[dict[str, TaskInfo], str | None]:
             level=task.level or "unknown",
             facts=task.facts(),
             max_steps=task.max_steps,
+            domain=task.domain,
         )
         for task in task_set.tasks
     }, None

@@ -1,0 +1,45 @@
+"""Evaluation statistics, checked against values worked out by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from webdojo.store.eval_stats import (
+    Rate,
+    default_ks,
+    group_rewards,
+    mean_std,
+    over_repeats,
+    pass_at_k,
+    pass_at_ks,
+    rates_by,
+)
+
+
+def test_pass_at_k_by_hand() -> None:
+    assert pass_at_k(4, 1, 2) == pytest.approx(0.5)  # 1 - C(3,2)/C(4,2) = 1 - 3/6
+    assert pass_at_k(5, 2, 3) == pytest.approx(0.9)  # 1 - C(3,3)/C(5,3) = 1 - 1/10
+    assert pass_at_k(4, 0, 4) == 0.0 and pass_at_k(4, 3, 2) == 1.0  # n - c < k: always one
+    assert pass_at_k(3, 1, 1) == pytest.approx(1 / 3)  # pass@1 is the success rate
+    with pytest.raises(ValueError):
+        pass_at_k(2, 1, 3)
+
+
+def test_unscored_rewards_are_not_attempts() -> None:
+    groups = group_rewards([("a", 1.0), ("a", None), ("a", 0.0), ("b", 0.0), ("b", 0.0)])
+    assert groups == {"a": [1.0, 0.0], "b": [0.0, 0.0]}
+    assert default_ks(groups) == [1, 2]
+    assert pass_at_ks(groups) == {"1": 0.25, "2": 0.5}  # a: 0.5 and 1.0; b: 0 and 0
+    assert pass_at_ks({"a": [1.0]}) == {} and pass_at_ks(groups, ks=[3]) == {}
+
+
+def test_rates_and_repeats() -> None:
+    rates = rates_by([("easy", 1.0), ("easy", 0.0), ("hard", None), ("easy", 0.9)])
+    assert rates["easy"] == Rate(scored=3, successes=2, unscored=0)
+    assert rates["hard"].rate is None and rates["hard"].unscored == 1
+    # repeat 0: 1 of 2 succeed; repeat 1: 0 of 2 -> 0.25 ± 0.3536 over 2 repeats
+    assert over_repeats([(0, 1.0), (0, 0.0), (1, 0.0), (1, 0.0), (1, None)]) == (
+        0.25, 0.3536, 2
+    )  # fmt: skip
+    assert over_repeats([(0, 1.0), (0, 0.0)]) is None  # one repeat: no spread to report
+    assert mean_std([0.5]) == (0.5, 0.0) and mean_std([]) is None
