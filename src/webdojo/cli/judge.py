@@ -18,7 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from typer.core import TyperGroup
 
-from webdojo.errors import ModelError, WebdojoError
+from webdojo.cli.exits import model_command_exits
 from webdojo.judges.base import JudgeOptions
 from webdojo.judges.runner import BlockReports, JudgeReport, judge_run
 from webdojo.judges.spec import judge_names
@@ -90,7 +90,7 @@ def run_command(
         attempts=attempts,
         f1_threshold=f1_threshold,
     )
-    try:
+    with model_command_exits(errors):
         block = None if blocklist is None else BlockReports(blocklist, parse_duration(block_for))
         report = asyncio.run(
             _judge_with_progress(
@@ -103,12 +103,6 @@ def run_command(
                 block=block,
             )
         )
-    except ModelError as exc:
-        errors.print(f"[red]error[/red] {escape(str(exc))}")
-        raise typer.Exit(code=3) from exc
-    except WebdojoError as exc:
-        errors.print(f"[red]error[/red] {escape(str(exc))}")
-        raise typer.Exit(code=2) from exc
     console.print(report_table(report))
     if as_json:
         print(json.dumps(report.to_json()))

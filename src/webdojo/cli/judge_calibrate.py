@@ -29,7 +29,6 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -40,7 +39,8 @@ from rich.progress import (
 )
 
 from webdojo.cli.calibration_tables import calibration_tables
-from webdojo.errors import ConfigError, ModelError, WebdojoError
+from webdojo.cli.exits import model_command_exits
+from webdojo.errors import ConfigError
 from webdojo.judges.base import JudgeOptions
 from webdojo.judges.calibration import (
     Pair,
@@ -314,14 +314,8 @@ def calibrate_command(
         label_files=tuple(labels or ()),
         compare_prompts=compare_prompts,
     )
-    try:
+    with model_command_exits(errors):
         result = asyncio.run(_with_progress(setup))
-    except ModelError as exc:
-        errors.print(f"[red]error[/red] {escape(str(exc))}")
-        raise typer.Exit(code=3) from exc
-    except WebdojoError as exc:
-        errors.print(f"[red]error[/red] {escape(str(exc))}")
-        raise typer.Exit(code=2) from exc
     summary = result.to_json()
     for table in calibration_tables(summary):
         console.print(table)

@@ -24,24 +24,20 @@ so). Each criterion's evidence is the steps the model cited, else every step it 
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass
 
-from webdojo.errors import ContextTooLong, ModelOutputInvalid
 from webdojo.judges import judge_prompts as prompts
-from webdojo.judges.base import Judge, JudgeOptions, make_verdict, missing_input
 from webdojo.judges.judge_model import (
-    JudgeModel,
     Picture,
     Question,
     Tally,
-    failed_verdict,
     gather_all,
 )
 from webdojo.judges.keypoints import sampled, select_keypoints
+from webdojo.judges.model_judge import ModelJudge
 from webdojo.judges.trajectory import Trajectory
 from webdojo.judges.verdict_text import Reading, cited_steps, read_verdict, read_yes_no
-from webdojo.store.verdicts import Criterion, Label, Verdict
+from webdojo.store.verdicts import Criterion, Label
 from webdojo.tasks.schema import ReferenceAnswer
 
 NOT_CHECKED = "not checked: an earlier fact failed"
@@ -66,35 +62,12 @@ def rubric_facts(trajectory: Trajectory) -> list[Fact]:
     return facts
 
 
-class RubricJudge(Judge):
+class RubricJudge(ModelJudge):
     """See the module docstring."""
 
     name = "rubric"
-    needs_model = True
 
-    def __init__(self, options: JudgeOptions) -> None:
-        self.options = options
-        self.model = JudgeModel(options)
-
-    async def aclose(self) -> None:
-        await self.model.aclose()
-
-    async def judge(self, trajectory: Trajectory) -> Verdict:
-        started = time.perf_counter()
-        problems = trajectory.missing(screenshots=True)
-        if problems:
-            return missing_input(self.name, trajectory, problems)
-        tally = Tally()
-        try:
-            label, criteria = await self._judge(trajectory, tally)
-        except (ModelOutputInvalid, ContextTooLong) as exc:
-            return failed_verdict(self.name, trajectory, exc, tally, self.model, started)
-        return make_verdict(
-            self.name, trajectory, label, criteria, started=started,
-            usage=tally.judge_usage(self.options), model=self.model.resolved, notes=tally.notes,
-        )  # fmt: skip
-
-    async def _judge(self, t: Trajectory, tally: Tally) -> tuple[Label, list[Criterion]]:
+    async def assess(self, t: Trajectory, tally: Tally) -> tuple[Label, list[Criterion]]:
         facts = rubric_facts(t)
         task_only = self.options.prompt == "task"
         if not task_only and not facts:

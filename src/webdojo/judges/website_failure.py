@@ -10,13 +10,10 @@ included).
 
 from __future__ import annotations
 
-import time
-
-from webdojo.errors import ContextTooLong, ModelOutputInvalid
 from webdojo.judges import judge_prompts as prompts
-from webdojo.judges.base import Judge, JudgeOptions, make_verdict, missing_input
-from webdojo.judges.judge_model import JudgeModel, Picture, Question, Tally, failed_verdict
+from webdojo.judges.judge_model import Picture, Question, Tally
 from webdojo.judges.keypoints import sampled
+from webdojo.judges.model_judge import ModelJudge
 from webdojo.judges.trajectory import Trajectory
 from webdojo.judges.verdict_text import (
     ALL_LABELS,
@@ -25,7 +22,7 @@ from webdojo.judges.verdict_text import (
     cited_steps,
     read_verdict,
 )
-from webdojo.store.verdicts import Criterion, Verdict
+from webdojo.store.verdicts import Criterion, Label
 
 PASSED = {"success": True, "failure": False, "website_failure": None}
 
@@ -43,25 +40,12 @@ def _parse(text: str) -> Reading:
     return read_verdict(text, ALL_LABELS)
 
 
-class WebsiteFailureJudge(Judge):
+class WebsiteFailureJudge(ModelJudge):
     """See the module docstring."""
 
     name = "website-failure"
-    needs_model = True
 
-    def __init__(self, options: JudgeOptions) -> None:
-        self.options = options
-        self.model = JudgeModel(options)
-
-    async def aclose(self) -> None:
-        await self.model.aclose()
-
-    async def judge(self, trajectory: Trajectory) -> Verdict:
-        started = time.perf_counter()
-        problems = trajectory.missing(screenshots=True)
-        if problems:
-            return missing_input(self.name, trajectory, problems)
-        tally = Tally()
+    async def assess(self, trajectory: Trajectory, tally: Tally) -> tuple[Label, list[Criterion]]:
         shots = sampled(trajectory.shots, max(1, self.options.max_images))
         if len(shots) < len(trajectory.shots):
             tally.note(f"sampled {len(shots)} of {len(trajectory.shots)} screenshots")
@@ -72,10 +56,7 @@ class WebsiteFailureJudge(Judge):
             [Picture.of(trajectory, s, priority=int(s is shots[-1])) for s in shots],
             topic="trajectory",
         )
-        try:
-            answer = await self.model.ask(question, tally)
-        except (ModelOutputInvalid, ContextTooLong) as exc:
-            return failed_verdict(self.name, trajectory, exc, tally, self.model, started)
+        answer = await self.model.ask(question, tally)
         label = as_label(answer.value.value)
         criterion = Criterion(
             name="task",
@@ -84,7 +65,4 @@ class WebsiteFailureJudge(Judge):
             reason=answer.value.reason,
             evidence=cited_steps(answer.text, answer.shown),
         )
-        return make_verdict(
-            self.name, trajectory, label, [criterion], started=started,
-            usage=tally.judge_usage(self.options), model=self.model.resolved, notes=tally.notes,
-        )  # fmt: skip
+        return label, [criterion]

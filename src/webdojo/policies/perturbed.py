@@ -23,16 +23,15 @@ judge reading the trajectory sees nothing that gives the perturbation away.
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from webdojo.actions import Action, Stop
-from webdojo.errors import ConfigError, InvalidActionError
+from webdojo.actions import Stop
+from webdojo.errors import ConfigError
 from webdojo.history import Decision, Step
-from webdojo.observation import ErrorInfo, FinalState, Observation, ObservationOptions
-from webdojo.policies.scripted import resolve_step
+from webdojo.observation import FinalState, Observation, ObservationOptions
+from webdojo.policies.scripted import follow
 from webdojo.tasks.schema import AnswerCheck, SolutionStep, Task
 from webdojo.tasks.verify import run_check
 
@@ -83,25 +82,12 @@ class PerturbedPolicy:
     async def act(
         self, task: Task, observation: Observation, history: list[Step], *, seed: int = 0
     ) -> Decision:
-        start = time.perf_counter()
         plan = self.plan(task, seed)
         actions, _ = split_solution(task.solution)
-        done = sum(1 for s in history if s.decision.action is not None)
-        if done >= plan.keep:
-            return self._decision(Stop(answer=plan.answer), start)
-        try:
-            action = resolve_step(actions[done], observation)
-        except InvalidActionError as exc:  # tried again on the next observation, as scripted
-            text = f"(solution step {done + 1} could not be used: {exc.message})"
-            error = ErrorInfo(**exc.to_dict())
-            return Decision(text, None, error, latency_s=time.perf_counter() - start)
-        return self._decision(action, start)
+        return follow(actions[: plan.keep], observation, history, Stop(answer=plan.answer))
 
     async def aclose(self) -> None:
         return None
-
-    def _decision(self, action: Action, start: float) -> Decision:
-        return Decision(action.describe(), action, latency_s=time.perf_counter() - start)
 
 
 def split_solution(steps: Sequence[SolutionStep]) -> tuple[list[SolutionStep], str]:

@@ -41,6 +41,31 @@ def wrong_solution(index: int = 0) -> SolutionGetter:
     return get
 
 
+def follow(
+    steps: Sequence[SolutionStep],
+    observation: Observation,
+    history: list[Step],
+    final: Action,
+    text: Callable[[Action], str] | None = None,
+) -> Decision:
+    """The next decision of a policy that replays ``steps``: the next one resolved against the
+    observation, then ``final`` once all are done; ``text`` renders each (default: the plain
+    action). A step that cannot be resolved is the agent's error, and is tried again on the
+    next observation."""
+    start = time.perf_counter()
+    text = text or (lambda action: action.describe())
+    done = sum(1 for s in history if s.decision.action is not None)
+    if done >= len(steps):
+        return Decision(text(final), final, latency_s=time.perf_counter() - start)
+    try:
+        action = resolve_step(steps[done], observation)
+    except InvalidActionError as exc:
+        message = f"(solution step {done + 1} could not be used: {exc.message})"
+        error = ErrorInfo(**exc.to_dict())
+        return Decision(message, None, error, latency_s=time.perf_counter() - start)
+    return Decision(text(action), action, latency_s=time.perf_counter() - start)
+
+
 class ScriptedPolicy:
     """Follows a solution step by step, then stops with an empty answer."""
 
@@ -75,24 +100,10 @@ class ScriptedPolicy:
     async def act(
         self, task: Task, observation: Observation, history: list[Step], *, seed: int = 0
     ) -> Decision:
-        start = time.perf_counter()
-        steps = self._solution(task)
-        done = sum(1 for s in history if s.decision.action is not None)
-        if done >= len(steps):
-            return self._decision(Stop(), start)
-        try:
-            action = resolve_step(steps[done], observation)
-        except InvalidActionError as exc:
-            text = f"(solution step {done + 1} could not be used: {exc.message})"
-            error = ErrorInfo(**exc.to_dict())
-            return Decision(text, None, error, latency_s=time.perf_counter() - start)
-        return self._decision(action, start)
+        return follow(self._solution(task), observation, history, Stop(), self._text)
 
     async def aclose(self) -> None:
         return None
-
-    def _decision(self, action: Action, start: float) -> Decision:
-        return Decision(self._text(action), action, latency_s=time.perf_counter() - start)
 
     def _text(self, action: Action) -> str:
         if self._format is not None:
