@@ -43,3 +43,30 @@ def test_rates_and_repeats() -> None:
     )  # fmt: skip
     assert over_repeats([(0, 1.0), (0, 0.0)]) is None  # one repeat: no spread to report
     assert mean_std([0.5]) == (0.5, 0.0) and mean_std([]) is None
+
+
+def test_mean_and_std_over_several_runs() -> None:
+    """Weblica reports repeated runs as mean ± std: one success rate per run directory (the
+    run's index as the repeat), the sample standard deviation across them."""
+    runs = [
+        [1.0, 1.0, 0.0, 0.0],  # run 0: 2 of 4
+        [1.0, 0.0, 0.0, None],  # run 1: 1 of 3 scored (a fault is left out, not a 0)
+        [1.0, 1.0, 1.0, 0.0],  # run 2: 3 of 4
+    ]
+    pairs = [(index, reward) for index, rewards in enumerate(runs) for reward in rewards]
+    # rates 1/2, 1/3, 3/4: mean 19/36 = 0.5278; deviations -1/36, -7/36, 8/36 -> sample
+    # variance (1 + 49 + 64) / 36^2 / 2 = 0.043981 -> std 0.2097
+    assert over_repeats(pairs) == (0.5278, 0.2097, 3)
+    assert over_repeats([(0, None), (1, 1.0), (2, None)]) is None  # one scored run only
+
+
+def test_pass_at_k_with_unequal_attempts() -> None:
+    """Tasks with fewer scored attempts than k are left out of pass@k for that k; the default
+    k is the largest every task supports."""
+    groups = group_rewards(
+        [("a", 1.0), ("a", 0.0), ("a", 0.0), ("a", 0.0), ("b", 1.0), ("b", 1.0), ("b", None)]
+    )
+    assert groups == {"a": [1.0, 0.0, 0.0, 0.0], "b": [1.0, 1.0]}
+    assert pass_at_ks(groups) == {"1": 0.625, "2": 0.75}  # a: 1/4, 1/2; b: 1, 1
+    assert pass_at_ks(groups, ks=[4]) == {"4": 1.0}  # only a has 4 attempts: 1 - 0 / 1
+    assert pass_at_k(4, 1, 3) == pytest.approx(0.75)  # 1 - C(3,3)/C(4,3) = 1 - 1/4

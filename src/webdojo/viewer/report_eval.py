@@ -2,9 +2,10 @@
 
 A reward source is the stored verifier or one judge (``webdojo judge``). For each, the report
 shows the scored episodes, the success rate, Weblica's mean ± std over repeats, pass@k (the
-unbiased estimator) when tasks have several episodes, and success by difficulty, domain and
-site. Rewards of None (faults, website failures, blocked) are counted apart, never as 0. The
-example episodes list each judge's verdict with its failed criteria and their evidence steps.
+unbiased estimator) when tasks have several episodes, and success by difficulty, level, domain
+and site. Rewards of None (faults, website failures, blocked) are counted apart, never as 0.
+The example episodes list each judge's verdict: label, reward, its failed and unchecked
+criteria with their reasons and evidence steps, its error, notes and model usage.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 from webdojo.store.eval_stats import Rate, group_rewards, over_repeats, pass_at_ks, rates_by
 from webdojo.store.records import EpisodeRecord
 from webdojo.store.verdicts import LABELS, Verdict
+from webdojo.tasks.schema import LEVELS
 from webdojo.viewer.runs import RunData
 from webdojo.viewer.views import current_verdict, judge_summaries
 
@@ -55,12 +57,14 @@ def evaluation_section(run: RunData) -> str:
     head = "".join(f"<th>{h}</th>" for h in ("source", "scored", "unscored", "success",
                                              "mean ± std over repeats", "pass@k"))  # fmt: skip
     domain: Callable[[EpisodeRecord], Hashable] = lambda r: _domain(run, r)  # noqa: E731
+    level_order = [*LEVELS, "unknown"]
     breakdowns = "".join(
-        _breakdown(title, sources, group)
-        for title, group in (
-            ("Success by difficulty", lambda r: r.difficulty),
-            ("Success by domain", domain),
-            ("Success by site", lambda r: r.site),
+        _breakdown(title, sources, group, order)
+        for title, group, order in (
+            ("Success by difficulty", lambda r: r.difficulty, None),
+            ("Success by level", lambda r: r.level, level_order),
+            ("Success by domain", domain, None),
+            ("Success by site", lambda r: r.site, None),
         )
     )
     return (
@@ -89,10 +93,18 @@ def _source_row(source: Source) -> str:
 
 
 def _breakdown(
-    title: str, sources: list[Source], group: Callable[[EpisodeRecord], Hashable]
+    title: str,
+    sources: list[Source],
+    group: Callable[[EpisodeRecord], Hashable],
+    order: list[str] | None = None,
 ) -> str:
+    """One row per group (in ``order`` when given, else sorted), one column per source."""
     tables = [rates_by((group(record), reward) for record, reward in s.rewards) for s in sources]
-    keys = sorted({k for t in tables for k in t}, key=lambda k: (str(type(k)), k))
+    found = {k for t in tables for k in t}
+    if order is not None:
+        keys = [k for k in order if k in found] + sorted(found - set(order), key=str)
+    else:
+        keys = sorted(found, key=lambda k: (str(type(k)), k))
     if len(keys) < 2:
         return ""  # one group says nothing the overall row does not
     head = "".join(f"<th>{escape(s.name)}</th>" for s in sources)
@@ -103,9 +115,14 @@ def _breakdown(
         for key in keys
     )
     return (
-        f"<h3>{escape(title)}</h3><table class='sortable'><thead><tr><th></th>{head}</tr>"
+        f"<h3>{escape(title)}</h3><table class='sortable' data-testid='{_slug(title)}'>"
+        f"<thead><tr><th></th>{head}</tr>"
         f"</thead><tbody>{body}</tbody></table>"
     )
+
+
+def _slug(title: str) -> str:
+    return title.lower().replace(" ", "-")  # "Success by site" -> "success-by-site"
 
 
 def _rate(rate: Rate) -> str:
@@ -136,30 +153,63 @@ def _judge_row(s: dict[str, Any]) -> str:
 
 
 def verdict_lines(run: RunData, key: str) -> str:
-    """Each judge's label on an example episode, with its failed or unchecked criteria."""
+    """Each judge's verdict on an example episode (see ``_verdict_block``)."""
     record = run.episodes.get(key)
     if record is None:
         return ""
+    steps = len(run.steps_of(key))
     parts = []
     for judge in sorted(run.verdicts):
         verdict = current_verdict(run, judge, key, record.episode)
         if verdict is not None:
-            parts.append(_verdict_block(verdict))
+            parts.append(_verdict_block(verdict, steps))
     return "".join(parts)
 
 
-def _verdict_block(verdict: Verdict) -> str:
+def _verdict_block(verdict: Verdict, steps: int) -> str:
+    """Label and reward, the criteria that did not pass (or the first, when all did) with their
+    reasons and evidence steps, the error, the notes and what the judge's model calls cost."""
     shown = [c for c in verdict.criteria if c.passed is not True] or verdict.criteria[:1]
     items = "".join(
-        f"<li class='{'ok' if c.passed else 'fail'}'>{escape(c.name)}: {escape(c.reason)}"
-        + (f" <span class='muted'>(steps {', '.join(map(str, c.evidence))})</span>"
-           if c.evidence else "")
-        + "</li>"
+        f"<li class='{_state(c.passed)}'>{escape(c.name)}: "
+        + ("not checked · " if c.passed is None else "")
+        + f"{escape(c.reason)}{_evidence(c.evidence, steps)}</li>"
         for c in shown
-    )  # fmt: skip
-    error = f" <code>{escape(verdict.error.code)}</code>" if verdict.error is not None else ""
-    return (
-        f"<div class='judge-verdict'><span class='mono'>{escape(verdict.judge)}</span> "
-        f"<span class='pill {verdict.label}'>{escape(verdict.label.replace('_', ' '))}</span>"
-        f"{error}<ul class='reasons'>{items}</ul></div>"
     )
+    error = (
+        f" <code>{escape(verdict.error.code)}</code> {escape(verdict.error.message)}"
+        if verdict.error is not None
+        else ""
+    )
+    reward = "none" if verdict.reward is None else f"{verdict.reward:g}"
+    notes = "".join(f"<li>{escape(n)}</li>" for n in verdict.notes)
+    return (
+        f"<div class='judge-verdict' data-judge='{escape(verdict.judge)}'>"
+        f"<span class='mono'>{escape(verdict.judge)}</span> "
+        f"<span class='pill {verdict.label}'>{escape(verdict.label.replace('_', ' '))}</span>"
+        f" reward {reward}{error} <span class='muted small'>{escape(_usage(verdict))}</span>"
+        f"<ul class='reasons'>{items}</ul>"
+        + (f"<ul class='small muted'>{notes}</ul>" if notes else "")
+        + "</div>"
+    )
+
+
+def _state(passed: bool | None) -> str:
+    return "ok" if passed else "unchecked" if passed is None else "fail"
+
+
+def _evidence(evidence: list[int], steps: int) -> str:
+    """``(evidence: step 1, final page)``: step ``steps`` is the page after the last step."""
+    if not evidence:
+        return ""
+    named = ", ".join("final page" if i >= steps else f"step {i}" for i in evidence)
+    return f" <span class='muted'>(evidence: {named})</span>"
+
+
+def _usage(verdict: Verdict) -> str:
+    usage = verdict.usage
+    if not usage.calls and not usage.cached:
+        return ""
+    cost = "" if usage.cost is None else f", cost {usage.cost:.4f}"
+    model = f"{verdict.model}: " if verdict.model else ""
+    return f"{model}{usage.calls} calls, {usage.cached} cached, {usage.tokens} tokens{cost}"
