@@ -13,6 +13,7 @@ from webdojo.store.eval_stats import (
     pass_at_k,
     pass_at_ks,
     rates_by,
+    succeeded,
 )
 
 
@@ -70,3 +71,10 @@ def test_pass_at_k_with_unequal_attempts() -> None:
     assert pass_at_ks(groups) == {"1": 0.625, "2": 0.75}  # a: 1/4, 1/2; b: 1, 1
     assert pass_at_ks(groups, ks=[4]) == {"4": 1.0}  # only a has 4 attempts: 1 - 0 / 1
     assert pass_at_k(4, 1, 3) == pytest.approx(0.75)  # 1 - C(3,3)/C(4,3) = 1 - 1/4
+
+
+def test_a_graded_reward_of_one_half_is_not_a_success() -> None:
+    """One rule for graded rewards (token F1) in every count: above 0.5 succeeds."""
+    assert succeeded(1.0) and succeeded(0.51) and not succeeded(0.5) and not succeeded(0.0)
+    assert rates_by([("f1", 0.5), ("f1", 0.8)])["f1"] == Rate(scored=2, successes=1)
+    assert pass_at_ks({"t": [0.5, 0.8]}) == {"1": 0.5, "2": 1.0}

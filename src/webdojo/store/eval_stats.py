@@ -15,6 +15,14 @@ from dataclasses import dataclass
 from math import comb
 from statistics import fmean, stdev
 
+SUCCESS_ABOVE = 0.5  # a graded reward (token F1) above this counts as a success
+
+
+def succeeded(reward: float) -> bool:
+    """Whether a scored reward is a success: 1.0, or a graded reward above 0.5 (an F1 of
+    exactly 0.5 is not). Every count here and in the viewer uses this one rule."""
+    return reward > SUCCESS_ABOVE
+
 
 def pass_at_k(n: int, c: int, k: int) -> float:
     """The unbiased pass@k of one task with ``c`` successes in ``n`` attempts (``n >= k``)."""
@@ -44,7 +52,7 @@ def pass_at_ks(
     groups: Mapping[str, list[float]], ks: Iterable[int] | None = None
 ) -> dict[str, float]:
     """``{"1": .., "k": ..}``: pass@k averaged over tasks, for each k (``default_ks`` when
-    None). A reward counts as a success when it is 1.0 (or above 0.5 for graded rewards).
+    None). A reward counts as a success by ``succeeded``.
     Empty when the run has no task with several attempts."""
     scored = {task: rewards for task, rewards in groups.items() if rewards}
     chosen = default_ks(scored) if ks is None else sorted(set(ks))
@@ -53,7 +61,7 @@ def pass_at_ks(
         usable = [r for r in scored.values() if len(r) >= k]
         if not usable:
             continue
-        values = [pass_at_k(len(r), sum(x > 0.5 for x in r), k) for r in usable]
+        values = [pass_at_k(len(r), sum(map(succeeded, r)), k) for r in usable]
         out[str(k)] = round(sum(values) / len(values), 4)
     return out
 
@@ -73,7 +81,7 @@ class Rate:
     def add(self, reward: float | None) -> Rate:
         if reward is None:
             return Rate(self.scored, self.successes, self.unscored + 1)
-        return Rate(self.scored + 1, self.successes + (reward > 0.5), self.unscored)
+        return Rate(self.scored + 1, self.successes + succeeded(reward), self.unscored)
 
 
 def rates_by(pairs: Iterable[tuple[Hashable, float | None]]) -> dict[Hashable, Rate]:

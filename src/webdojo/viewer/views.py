@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from webdojo.store.eval_stats import succeeded
 from webdojo.store.records import EpisodeRecord, StepRecord
 from webdojo.store.run_reader import StoredRun
 from webdojo.store.summary import Bucket, RunSummary, summarize
@@ -249,7 +250,7 @@ def judge_summaries(run: RunData) -> list[dict[str, Any]]:
         rewards = [v.reward for v, _ in verdicts if v.reward is not None]
         both = [(v.reward, r.reward) for v, r in verdicts]
         scored = [(a, b) for a, b in both if a is not None and b is not None]
-        agree = sum((a >= 0.5) == (b >= 0.5) for a, b in scored)
+        agree = sum(succeeded(a) == succeeded(b) for a, b in scored)
         out.append({
             "judge": judge, "verdicts": len(verdicts), "labels": dict(labels),
             "reward_mean": round(sum(rewards) / len(rewards), 4) if rewards else None,
