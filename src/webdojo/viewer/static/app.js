@@ -49,12 +49,15 @@ function matches(row, f) {
   return true;
 }
 
-// one cell per judge: its label, sortable (webdojo judge writes verdicts next to the run)
+// one cell per judge: its label, and its reward when graded (F1). Sorted by reward, then the
+// unscored labels (webdojo judge writes verdicts next to the run).
 function verdictCells(r, judges) {
   return judges.map((j) => {
     const v = r.verdicts[j.judge];
-    return h("td", { "data-v": v ? v.label : "", "data-judge": j.judge },
-      v ? pill(v.label, v.label.replace("_", " ")) : h("span", { class: "muted" }, "–"));
+    if (!v) return h("td", { "data-v": "", "data-judge": j.judge }, h("span", { class: "muted" }, "–"));
+    const graded = v.reward !== null && v.reward !== 0 && v.reward !== 1;
+    return h("td", { "data-v": v.reward ?? v.label, "data-judge": j.judge },
+      pill(v.label, v.label.replace("_", " ")), graded ? ` ${fmt.num(v.reward, 2)}` : null);
   });
 }
 

@@ -1,5 +1,6 @@
 // The episode page: every step's screenshot with its action drawn on it, the model's text,
-// parsed action, memory, URL, error and timing; the verdict with its reasons.
+// parsed action, memory, URL, error and timing; the verifier's verdict and every judge's, with
+// reasons and evidence steps (a click on one shows that step and marks the criterion's steps).
 // Keys: ←/→ or j/k step, Home/End first/last, a before/after the action, [ / ] previous/next
 // episode, Esc back to the overview.
 import { api, codes, episodeHash, fmt, h, pill, problemsBox } from "./dom.js";
@@ -61,8 +62,6 @@ function verdictCard(ep) {
     v ? pill(v.passed ? "pass" : "fail", v.passed ? "verifier passed" : "verifier failed")
       : pill("fault", "not verified"),
     v ? reasons(v.reasons) : null,
-    rec.judge ? [h("h3", {}, "Judge"), pill(rec.judge.passed ? "pass" : "fail", rec.judge.passed ? "judge: yes" : "judge: no"),
-      reasons(rec.judge.reasons)] : null,
     kv([["outcome", rec.outcome], ["answer", rec.answer ? h("span", { class: "mono" }, rec.answer) : null],
       ["final url", rec.final_url], ["fault", rec.fault],
       ["error", rec.error ? h("span", {}, codes([rec.error.code]), " ", rec.error.message || "") : null],
@@ -70,15 +69,25 @@ function verdictCard(ep) {
 }
 
 // The judges' verdicts: label, reward, every criterion with its reason and evidence steps.
-// An evidence link opens that step (the page after the last step opens the last one).
+// An evidence link selects that step in place (renderEpisode); step n, the page after the last
+// step, is the last step's after-screenshot. The href keeps "open in a new tab" working.
 function criterionRow(rid, ep, c) {
   const state = c.passed === true ? "ok" : c.passed === false ? "fail" : "unchecked";
   const last = Math.max(ep.steps.length - 1, 0);
   const links = (c.evidence || []).map((s) => h("a", { href: episodeHash(rid, ep.key, Math.min(s, last)),
     class: "evidence", "data-step": s }, s > last ? "final page" : `step ${s}`));
-  return h("li", { class: state, "data-testid": "criterion" },
+  return h("li", { class: state, "data-testid": "criterion", "data-evidence": (c.evidence || []).join(" ") },
     h("span", { class: "mono" }, c.name), ` (${c.kind}): `, c.passed === null ? "not checked · " : "",
     c.reason, links.length ? h("span", { class: "small" }, " · evidence: ", links.flatMap((a, i) => (i ? [", ", a] : [a]))) : null);
+}
+
+// what the verdict cost: model calls, cached replies, tokens, cost (judges without a model: time)
+function usageText(v) {
+  const u = v.usage;
+  if (!u.calls && !u.cached) return fmt.secs(v.wall_s);
+  const parts = [`${u.calls} calls`, `${u.cached} cached`, `${u.prompt_tokens + u.completion_tokens} tokens`];
+  if (u.cost !== null && u.cost !== undefined) parts.push(`cost ${Number(u.cost).toFixed(4)}`);
+  return `${parts.join(", ")} · ${fmt.secs(v.wall_s)}`;
 }
 
 function judgesCard(rid, ep) {
@@ -87,8 +96,8 @@ function judgesCard(rid, ep) {
     ep.verdicts.map((v) => h("div", { class: "verdict", "data-judge": v.judge },
       h("div", {}, h("span", { class: "mono" }, v.judge), " ", pill(v.label, v.label.replace("_", " ")),
         ` reward ${v.reward ?? "none"}`, v.model ? h("span", { class: "muted small" }, ` · ${v.model}`) : null,
-        h("span", { class: "muted small" }, ` · ${v.usage.calls} calls, ${v.usage.cached} cached, ${v.usage.prompt_tokens + v.usage.completion_tokens} tokens`)),
-      v.error ? h("div", {}, codes([v.error.code]), " ", v.error.message) : null,
+        h("span", { class: "muted small", "data-testid": "judge-usage" }, ` · ${usageText(v)}`)),
+      v.error ? h("div", { "data-testid": "judge-error" }, codes([v.error.code]), " ", v.error.message) : null,
       h("ul", { class: "reasons" }, v.criteria.map((c) => criterionRow(rid, ep, c))),
       v.notes.length ? h("ul", { class: "small muted" }, v.notes.map((n) => h("li", {}, n))) : null)));
 }
@@ -132,11 +141,11 @@ function stage(step, after) {
   return box;
 }
 
-function filmstrip(ep, current, go) {
+function filmstrip(ep, current, go, marked) {
   return h("div", { class: "filmstrip", "data-testid": "filmstrip" }, ep.steps.map((s, i) => {
     const flags = [s.repeat ? h("span", { class: "flag repeat", title: "next screenshot identical: WebGym drops this step" }, "⟳") : null,
       s.error ? h("span", { class: "flag err", title: s.error.code }, "!") : null];
-    return h("button", { class: `thumb${i === current ? " current" : ""}${s.repeat ? " is-repeat" : ""}`,
+    return h("button", { class: `thumb${i === current ? " current" : ""}${s.repeat ? " is-repeat" : ""}${marked.has(i) ? " evidence" : ""}`,
       title: s.action_text, onclick: () => go(i), "data-step": i },
     s.screenshot_url ? h("img", { src: s.screenshot_url, alt: "", loading: "lazy" }) : h("div", { class: "muted small", style: "padding:20px 4px;line-height:1.2" }, "missing"),
     h("span", { class: "n" }, i), h("span", { class: "flags" }, flags));
@@ -153,6 +162,7 @@ export async function renderEpisode(view, rid, key, start, keys) {
   const n = ep.steps.length;
   let current = Math.min(Math.max(start, 0), Math.max(n - 1, 0));
   let after = false;
+  let marked = new Set(); // the evidence steps of the criterion last clicked
   const left = h("section");
   const right = h("aside");
   const draw = () => {
@@ -174,13 +184,26 @@ export async function renderEpisode(view, rid, key, start, keys) {
         step.repeat ? pill("repeat", "⟳ page unchanged by this action") : null,
         h("span", { class: "keys" }, h("kbd", {}, "←"), h("kbd", {}, "→"), " steps ", h("kbd", {}, "a"), " after ",
           h("kbd", {}, "["), h("kbd", {}, "]"), " episodes ", h("kbd", {}, "Esc"), " overview")),
-      filmstrip(ep, current, go));
+      filmstrip(ep, current, go, marked));
     right.replaceChildren(stepCard(step));
     history.replaceState(null, "", episodeHash(rid, key, current));
     const thumb = left.querySelector(".thumb.current");
     if (thumb) thumb.scrollIntoView({ block: "nearest", inline: "nearest" });
   };
-  view.replaceChildren(header(rid, ep, keys), h("div", { class: "ep-grid" }, left, right));
+  const grid = h("div", { class: "ep-grid" }, left, right);
+  const head = header(rid, ep, keys);
+  head.addEventListener("click", (e) => {
+    const link = e.target.closest("a.evidence");
+    if (!link || !n || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey) return;
+    e.preventDefault();
+    const s = Number(link.dataset.step);
+    marked = new Set(link.closest("li").dataset.evidence.split(" ").map((x) => Math.min(Number(x), n - 1)));
+    current = Math.min(Math.max(s, 0), n - 1);
+    after = s >= n;
+    draw();
+    grid.scrollIntoView({ block: "start" });
+  });
+  view.replaceChildren(head, grid);
   draw();
   keyHandler = (e) => {
     if (e.target.matches("input, select, textarea") || e.metaKey || e.ctrlKey || e.altKey) return;
