@@ -91,6 +91,7 @@ def test_breakdowns_by_difficulty_level_domain_and_site(tmp_path: Path) -> None:
     # scored episode, so no pass@k; repeat 0: 2 of 3, repeat 1: 1 of 2 -> 0.583 ± 0.118
     assert ("<td>judge exact</td><td>5</td><td>2</td><td>60.0% (3/5)</td>"
             "<td>0.583 ± 0.118 (2 repeats)</td><td>–</td>") in html  # fmt: skip
+    assert "<thead><tr><th>level</th><th>verifier</th><th>judge exact</th>" in html
     assert rows_of(html, "success-by-level") == [  # easiest first, not alphabetical
         ["easy", "50.0% (1/2)", "100.0% (2/2)"],
         ["medium", "0.0% (0/2)", "0.0% (0/1)"],

@@ -116,7 +116,7 @@ def _breakdown(
     )
     return (
         f"<h3>{escape(title)}</h3><table class='sortable' data-testid='{_slug(title)}'>"
-        f"<thead><tr><th></th>{head}</tr>"
+        f"<thead><tr><th>{escape(title.rsplit(' ', 1)[-1])}</th>{head}</tr>"
         f"</thead><tbody>{body}</tbody></table>"
     )
 
