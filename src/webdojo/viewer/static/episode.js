@@ -152,6 +152,29 @@ function filmstrip(ep, current, go, marked) {
   }));
 }
 
+function stageBar(step, current, n, after, go, flip) {
+  return h("div", { class: "stage-bar" },
+    h("button", { class: "btn", onclick: () => go(current - 1), disabled: current === 0, "data-testid": "prev" }, "← prev"),
+    h("span", { class: "counter" }, `step ${step.step} · `, h("span", { "data-testid": "step-index" }, `${current + 1} / ${n}`)),
+    h("button", { class: "btn", onclick: () => go(current + 1), disabled: current === n - 1, "data-testid": "next" }, "next →"),
+    h("button", { class: `btn${after ? " on" : ""}`, onclick: flip, "data-testid": "toggle-after" },
+      after ? "showing: after the action" : "showing: before the action"),
+    step.repeat ? pill("repeat", "⟳ page unchanged by this action") : null,
+    h("span", { class: "keys" }, h("kbd", {}, "←"), h("kbd", {}, "→"), " steps ", h("kbd", {}, "a"), " after ",
+      h("kbd", {}, "["), h("kbd", {}, "]"), " episodes ", h("kbd", {}, "Esc"), " overview"));
+}
+
+// A plain click on an evidence link calls select(step, the criterion's evidence steps) instead
+// of following the link (which would fetch and redraw the page); other clicks open a new tab.
+function onEvidence(container, select) {
+  container.addEventListener("click", (e) => {
+    const link = e.target.closest("a.evidence");
+    if (!link || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey) return;
+    e.preventDefault();
+    select(Number(link.dataset.step), link.closest("li").dataset.evidence.split(" ").map(Number));
+  });
+}
+
 export async function renderEpisode(view, rid, key, start, keys) {
   clearKeys();
   const ep = await api(`api/runs/${rid}/episode?key=${encodeURIComponent(key)}`);
@@ -173,17 +196,8 @@ export async function renderEpisode(view, rid, key, start, keys) {
     }
     const step = ep.steps[current];
     const go = (i) => { current = Math.min(Math.max(i, 0), n - 1); draw(); };
-    const toggle = h("button", { class: `btn${after ? " on" : ""}`, onclick: () => { after = !after; draw(); }, "data-testid": "toggle-after" },
-      after ? "showing: after the action" : "showing: before the action");
-    left.replaceChildren(stage(step, after),
-      h("div", { class: "stage-bar" },
-        h("button", { class: "btn", onclick: () => go(current - 1), disabled: current === 0, "data-testid": "prev" }, "← prev"),
-        h("span", { class: "counter" }, `step ${step.step} · `, h("span", { "data-testid": "step-index" }, `${current + 1} / ${n}`)),
-        h("button", { class: "btn", onclick: () => go(current + 1), disabled: current === n - 1, "data-testid": "next" }, "next →"),
-        toggle,
-        step.repeat ? pill("repeat", "⟳ page unchanged by this action") : null,
-        h("span", { class: "keys" }, h("kbd", {}, "←"), h("kbd", {}, "→"), " steps ", h("kbd", {}, "a"), " after ",
-          h("kbd", {}, "["), h("kbd", {}, "]"), " episodes ", h("kbd", {}, "Esc"), " overview")),
+    const flip = () => { after = !after; draw(); };
+    left.replaceChildren(stage(step, after), stageBar(step, current, n, after, go, flip),
       filmstrip(ep, current, go, marked));
     right.replaceChildren(stepCard(step));
     history.replaceState(null, "", episodeHash(rid, key, current));
@@ -192,14 +206,11 @@ export async function renderEpisode(view, rid, key, start, keys) {
   };
   const grid = h("div", { class: "ep-grid" }, left, right);
   const head = header(rid, ep, keys);
-  head.addEventListener("click", (e) => {
-    const link = e.target.closest("a.evidence");
-    if (!link || !n || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey) return;
-    e.preventDefault();
-    const s = Number(link.dataset.step);
-    marked = new Set(link.closest("li").dataset.evidence.split(" ").map((x) => Math.min(Number(x), n - 1)));
+  onEvidence(head, (s, evidence) => {
+    if (!n) return;
+    marked = new Set(evidence.map((x) => Math.min(x, n - 1)));
     current = Math.min(Math.max(s, 0), n - 1);
-    after = s >= n;
+    after = s >= n; // the page after the last step: that step's after-screenshot
     draw();
     grid.scrollIntoView({ block: "start" });
   });
