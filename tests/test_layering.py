@@ -60,6 +60,7 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "taskgen": (*CORE, "models", "tasks"),
     "doctor": (*CORE, "browser", "models"),
     "judges": (*CORE, "models", "store", "tasks"),
+    "training": (*CORE, "store", "tasks"),
     "checks": (*CORE, "browser", "policies", "rollout", "sites", "store", "tasks"),
     "bench": (*CORE, "local_http", "browser", "rollout", "server", "sites", "store", "tasks"),
     "viewer": (*CORE, "asgi", "store", "tasks"),
@@ -76,6 +77,7 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
         "store",
         "taskgen",
         "tasks",
+        "training",
         "viewer",
     ),
 }

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from webdojo.cli.judge import judge_app
+from webdojo.cli.select import register as register_select
 from webdojo.cli.tasks import tasks_app
 from webdojo.cli.viewer import register as register_viewer_commands
 from webdojo.errors import ServerDown, WebdojoError
@@ -25,6 +26,7 @@ app.add_typer(sites_app, name="sites")
 app.add_typer(bench_app, name="bench")
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(judge_app, name="judge")
+register_select(app)
 
 console = Console()  # with --json, the JSON object is still the last stdout line
 errors = Console(stderr=True, soft_wrap=True)
