@@ -205,6 +205,7 @@ class EpisodeRun:
             dialogs=after.dialogs,
             screenshot=self._shot(obs),
             next_screenshot=self._shot(after),
+            observation=self.store.add_observation(obs),
             policy_s=round(decision.latency_s, 4),
             env_s=round(env_s, 4),
             usage=decision.usage,

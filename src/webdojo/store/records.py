@@ -12,6 +12,8 @@ read (``upgrade``); a line of a newer version than this webdojo knows raises
     version 1  the untyped records of webdojo 0.1 (no ``schema_version`` field);
                no final state, so their rewards cannot be re-verified
     version 2  typed records; the episode stores the verifier's final state
+    version 3  each step names the stored observation it acted on (``observation``), so the
+               exact context the policy saw can be rebuilt (exports, the trainer)
 
 Arrow-friendly on disk. A run directory loads with ``datasets.load_dataset("json", ...)``
 as it is, so every field has one type in every line: free-form JSON (the agent's memory,
@@ -38,7 +40,7 @@ from webdojo.errors import RecordSchemaError
 from webdojo.observation import Box, ErrorInfo, FinalState
 from webdojo.tasks.episode_rules import EndReason
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 STORED = {"stored": True}  # validation context of lines read back from disk
 
 
@@ -106,6 +108,8 @@ class StepRecord(_Record):
     dialogs: list[str]  # messages of dialogs auto-dismissed during the step
     screenshot: str | None  # the observation acted on: path relative to the run directory
     next_screenshot: str | None  # the observation after the step (same path: page unchanged)
+    observation: str | None = None  # the observation acted on without its screenshot (tabs,
+    # accessibility tree, elements, last error) as a content-addressed JSON file; None: v1-v2
     policy_s: float  # seconds the policy took to decide
     env_s: float  # seconds the environment took to act and observe
     usage: dict[str, int] = Field(default_factory=dict)  # model tokens: prompt, completion...
@@ -195,6 +199,8 @@ def upgrade(data: dict[str, Any], kind: Literal["step", "episode"]) -> dict[str,
         )
     if version == 1:
         data = _upgrade_v1(data, kind)
+    if version <= 2:  # v2 -> v3 added only the step's optional ``observation``
+        data = {**data, "schema_version": SCHEMA_VERSION}
     return data
 
 

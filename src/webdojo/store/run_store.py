@@ -6,6 +6,7 @@ Layout (``FORMAT_VERSION`` 2)::
     DIR/steps.jsonl        one ``StepRecord`` per line, appended as the step happens
     DIR/episodes.jsonl     one ``EpisodeRecord`` per finished attempt
     DIR/screenshots/ab/abcdef...e.jpg   content-addressed (sha256 of the bytes)
+    DIR/observations/ab/abcdef...e.json the rest of each observation, content-addressed too
 
 Nothing is ever rewritten. An interrupted run leaves at worst a truncated last line, which
 readers skip. Resuming appends to the same files: episodes already finished are skipped, and
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from webdojo.errors import ConfigError
+from webdojo.observation import Observation
 from webdojo.store.records import EpisodeRecord, StepRecord, to_line
 
 FORMAT_VERSION = 2  # of the directory layout; each record line has its own schema_version
@@ -29,6 +31,7 @@ CONFIG = "config.json"
 STEPS = "steps.jsonl"
 EPISODES = "episodes.jsonl"
 SCREENSHOTS = "screenshots"
+OBSERVATIONS = "observations"  # content-addressed observation JSON (schema v3 steps)
 
 
 class RunStore:
@@ -62,11 +65,21 @@ class RunStore:
 
     def add_screenshot(self, data: bytes, ext: str) -> str:
         """Store an image once; returns its path relative to the run directory."""
+        return self._add_blob(SCREENSHOTS, data, ext)
+
+    def add_observation(self, observation: Observation) -> str:
+        """Store what the policy saw besides the screenshot (tabs, accessibility tree, elements,
+        last error) once; returns its path. Capture timings are left out: they differ on every
+        capture and would defeat the deduplication of unchanged pages."""
+        data = observation.model_dump_json(exclude={"screenshot", "timings_ms"})
+        return self._add_blob(OBSERVATIONS, data.encode("utf-8"), "json")
+
+    def _add_blob(self, folder: str, data: bytes, ext: str) -> str:
         digest = hashlib.sha256(data).hexdigest()
-        rel = f"{SCREENSHOTS}/{digest[:2]}/{digest}.{ext}"
+        rel = f"{folder}/{digest[:2]}/{digest}.{ext}"
         path = self.root / rel
         if not path.exists():
-            path.parent.mkdir(exist_ok=True)
+            path.parent.mkdir(parents=True, exist_ok=True)
             _write_atomic(path, data)
         return rel
 
