@@ -22,7 +22,8 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from webdojo.errors import ModelError, WebdojoError
+from webdojo.cli.exits import model_command_exits
+from webdojo.errors import WebdojoError
 from webdojo.models import ModelClient, ModelConfig
 from webdojo.models.reply_cache import ReplyCache
 from webdojo.models.usage import Price
@@ -173,13 +174,8 @@ def _generate(
     extra: dict[str, Any],
 ) -> GenReport:
     cache_path = _cache_file(cache_dir, out, kind)
-    try:
+    with model_command_exits(errors):
         return asyncio.run(_run(generate, kind, file, out, cache_path, model_config, config, extra))
-    except ModelError as exc:
-        errors.print(f"[red]error[/red] {escape(str(exc))}")
-        raise typer.Exit(code=3) from exc
-    except WebdojoError as exc:
-        raise _bad(str(exc)) from exc
 
 
 async def _run(
