@@ -23,11 +23,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from webdojo.models import ModelClient
-from webdojo.models.ask import ReplyRejected, ask_until_valid
+from webdojo.models.ask import ReplyRejected
 from webdojo.models.reply_cache import ReplyCache, content_key
-from webdojo.models.usage import Usage
 from webdojo.taskgen.prompts import RUBRIC_PROMPT_VERSION, RUBRIC_REPAIR, rubric_messages
-from webdojo.taskgen.runner import GenConfig, GenReport, Job, OnResult, run_jobs
+from webdojo.taskgen.runner import GenConfig, GenReport, Job, OnResult, asker, run_jobs
 from webdojo.tasks.schema import MAX_DIFFICULTY, FactGroup, Rubric, Task, difficulty_level
 from webdojo.tasks.task_file import bulk, describe, iter_tasks, write_tasks
 
@@ -153,7 +152,11 @@ async def generate_rubrics(
                 report.kept += 1
     model = await client.model_name()
     jobs = [  # tasks with the same instruction share one question
-        Job(rubric_key(model, text), task_id, _asker(client, text, config, report.usage))
+        Job(
+            rubric_key(model, text),
+            task_id,
+            asker(client, rubric_messages(text), parse_rubric, RUBRIC_REPAIR, config, report.usage),
+        )
         for text, task_id in todo.items()
     ]
     if on_start is not None:
@@ -168,21 +171,6 @@ async def generate_rubrics(
         out, _with_rubrics(path, model, cache, tally.failures, config, report)
     )
     return report
-
-
-def _asker(client: ModelClient, instruction: str, config: GenConfig, usage: Usage) -> Any:
-    async def ask() -> dict[str, Any]:
-        return await ask_until_valid(
-            client,
-            rubric_messages(instruction),
-            parse_rubric,
-            attempts=config.attempts,
-            repair=RUBRIC_REPAIR,
-            usage=usage,
-            max_tokens=config.max_tokens,
-        )
-
-    return ask
 
 
 def _with_rubrics(

@@ -18,6 +18,8 @@ from enum import StrEnum
 from typing import Any
 
 from webdojo.errors import ModelError, ModelOutputInvalid, WebdojoError
+from webdojo.models.ask import ask_until_valid
+from webdojo.models.client import ModelClient
 from webdojo.models.reply_cache import ReplyCache
 from webdojo.models.usage import Price, Usage
 
@@ -175,3 +177,22 @@ class GenReport:
             "cost": self.cost,
             "failures": [{"id": i, "error": e} for i, e in self.failed[:max_failures]],
         }
+
+
+def asker(
+    client: ModelClient,
+    messages: list[dict[str, Any]],
+    parse: Callable[[str], dict[str, Any]],
+    repair: str,
+    config: GenConfig,
+    usage: Usage,
+) -> Callable[[], Awaitable[dict[str, Any]]]:
+    """A job's ``make``: ask until a reply parses, with the run's attempts and token cap."""
+
+    async def ask() -> dict[str, Any]:
+        return await ask_until_valid(
+            client, messages, parse, attempts=config.attempts, repair=repair, usage=usage,
+            max_tokens=config.max_tokens,
+        )  # fmt: skip
+
+    return ask

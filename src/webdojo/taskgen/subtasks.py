@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from webdojo.models import ModelClient
-from webdojo.models.ask import ReplyRejected, ask_until_valid
+from webdojo.models.ask import ReplyRejected
 from webdojo.models.reply_cache import ReplyCache, content_key
 from webdojo.models.usage import Usage
 from webdojo.taskgen.decompose import (
@@ -41,7 +41,7 @@ from webdojo.taskgen.prompts import (
     decompose_messages,
     groups_key,
 )
-from webdojo.taskgen.runner import GenConfig, GenReport, Job, OnResult, run_jobs
+from webdojo.taskgen.runner import GenConfig, GenReport, Job, OnResult, asker, run_jobs
 from webdojo.tasks.schema import Task
 from webdojo.tasks.task_file import bulk, describe, iter_tasks, write_tasks
 
@@ -219,18 +219,9 @@ async def decompose_tasks(
 
 
 def _asker(client: ModelClient, child: PlannedChild, config: GenConfig, usage: Usage) -> Any:
-    async def ask() -> dict[str, Any]:
-        return await ask_until_valid(
-            client,
-            decompose_messages(child.parent_instruction, child.subset),
-            instruction_parser(child.parent_instruction),
-            attempts=config.attempts,
-            repair=DECOMPOSE_REPAIR,
-            usage=usage,
-            max_tokens=config.max_tokens,
-        )
-
-    return ask
+    messages = decompose_messages(child.parent_instruction, child.subset)
+    parse = instruction_parser(child.parent_instruction)
+    return asker(client, messages, parse, DECOMPOSE_REPAIR, config, usage)
 
 
 def _output(
