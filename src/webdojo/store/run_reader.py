@@ -32,6 +32,7 @@ from webdojo.store.records import EpisodeRecord, StepRecord, parse_episode, pars
 from webdojo.store.run_store import EPISODES, STEPS
 
 R = TypeVar("R", StepRecord, EpisodeRecord)
+T = TypeVar("T")
 
 
 @dataclass
@@ -107,7 +108,24 @@ def _sort_attempts(run: StoredRun, key_of: dict[str, str]) -> None:
 
 
 def _read(run: StoredRun, name: str, parse: Callable[[str], R], strict: bool) -> Iterator[R]:
-    path = run.root / name
+    def cut() -> None:
+        run.skipped[name] = run.skipped.get(name, 0) + 1  # an interrupted write
+
+    yield from read_lines(run.root / name, parse, cut=cut, invalid=run.invalid, strict=strict)
+
+
+def read_lines(
+    path: Path,
+    parse: Callable[[str], T],
+    *,
+    cut: Callable[[], None] | None = None,
+    invalid: list[str] | None = None,
+    strict: bool = False,
+) -> Iterator[T]:
+    """The records of one append-only JSONL file, in order (none when it does not exist).
+    A line cut short by a kill is skipped (``cut`` is told); a line that is not a valid record
+    is skipped and described in ``invalid``, or raises ``RecordSchemaError`` when ``strict``.
+    A record of a newer schema always raises (``parse`` decides)."""
     if not path.exists():
         return
     with open(path, encoding="utf-8", errors="replace") as handle:
@@ -117,12 +135,14 @@ def _read(run: StoredRun, name: str, parse: Callable[[str], R], strict: bool) ->
             try:
                 yield parse(line)
             except json.JSONDecodeError:
-                run.skipped[name] = run.skipped.get(name, 0) + 1  # an interrupted write
+                if cut is not None:
+                    cut()
             except (ValueError, TypeError, AttributeError) as exc:  # ValidationError included
-                problem = f"{name} line {number}: not a valid record ({_first_error(exc)})"
+                problem = f"{path.name} line {number}: not a valid record ({_first_error(exc)})"
                 if strict:
                     raise RecordSchemaError(problem) from exc
-                run.invalid.append(problem)
+                if invalid is not None:
+                    invalid.append(problem)
 
 
 def _first_error(exc: Exception) -> str:

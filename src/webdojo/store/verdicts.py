@@ -27,10 +27,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from webdojo.errors import RecordSchemaError
 from webdojo.store.records import STORED, ErrorRecord
+from webdojo.store.run_reader import read_lines
 from webdojo.store.run_store import open_for_append
 
 VERDICT_SCHEMA_VERSION = 1
@@ -137,22 +138,10 @@ def parse_verdict(line: str) -> Verdict:
     return Verdict.model_validate(data, context=STORED)
 
 
-def iter_verdicts(path: Path, invalid: list[str] | None = None) -> Iterator[Verdict]:
-    """The verdict lines of one file, in order. Lines cut short by a kill are skipped; lines
-    that are not verdicts are skipped and described in ``invalid`` when given."""
-    if not path.exists():
-        return
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                yield parse_verdict(line)
-            except json.JSONDecodeError:
-                continue  # an interrupted write: the episode is judged again on resume
-            except (ValidationError, ValueError, TypeError) as exc:
-                if invalid is not None:
-                    invalid.append(f"{path.name} line {number}: not a verdict ({exc})")
+def iter_verdicts(path: Path) -> Iterator[Verdict]:
+    """The verdict lines of one file, in order. A line cut short by a kill is skipped (that
+    episode is judged again on resume), and so is a line that is not a verdict."""
+    return read_lines(path, parse_verdict)
 
 
 def read_verdicts(run: Path, judge: str) -> dict[str, Verdict]:
