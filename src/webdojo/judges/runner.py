@@ -88,9 +88,10 @@ class JudgeReport:
         """The ``--json`` line: judged, labels, reward_mean, model_calls (+ pass_at_k)."""
         verdicts = list(self.verdicts.values())
         rewards = [v.reward for v in verdicts if v.reward is not None]
+        labels = self.labels
         out: dict[str, Any] = {
             "judged": len(verdicts),
-            "labels": {label: self.labels.get(label, 0) for label in LABELS},
+            "labels": {label: labels.get(label, 0) for label in LABELS},
             "reward_mean": round(sum(rewards) / len(rewards), 4) if rewards else None,
             "model_calls": sum(v.usage.calls for v in verdicts),
             "cached_calls": sum(v.usage.cached for v in verdicts),

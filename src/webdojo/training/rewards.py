@@ -34,9 +34,9 @@ class Scored:
         return self.record.task_id
 
 
-def reward_source(run: Path, judge: str | None) -> str:
-    """``judge <spec>`` or ``verifier``: what scores the run's episodes."""
-    judged = judges_of(run)
+def reward_source(run: Path, judge: str | None, judged: dict[str, dict[str, Verdict]]) -> str:
+    """``judge <spec>`` or ``verifier``: what scores the run's episodes (``judged``: its
+    verdicts by judge, from ``judges_of``)."""
     if judge is not None:
         if judge not in judged:
             known = ", ".join(sorted(judged)) or "none"
@@ -53,7 +53,8 @@ def reward_source(run: Path, judge: str | None) -> str:
 def scored_episodes(runs: list[Path], judge: str | None = None) -> tuple[str, list[Scored]]:
     """Every finished episode of ``runs`` (oldest run first) with its reward; the source name.
     All runs must be scored by the same source."""
-    sources = {run: reward_source(run, judge) for run in runs}
+    judged = {run: judges_of(run) for run in runs}  # every verdict file read once
+    sources = {run: reward_source(run, judge, judged[run]) for run in runs}
     if len(set(sources.values())) > 1:
         shown = "; ".join(f"{run}: {source}" for run, source in sources.items())
         raise ConfigError(f"the runs are scored by different sources ({shown}): pass --judge")
@@ -61,7 +62,7 @@ def scored_episodes(runs: list[Path], judge: str | None = None) -> tuple[str, li
     scored: list[Scored] = []
     for iteration, run in enumerate(runs):
         stored = read_run(run)
-        verdicts = judges_of(run).get(source.removeprefix("judge "), {})
+        verdicts = judged[run].get(source.removeprefix("judge "), {})
         for key, record in stored.episodes.items():
             reward, why = _reward(record, verdicts.get(key), source)
             scored.append(Scored(run, iteration, record, stored.steps_of(key), reward, why))

@@ -85,7 +85,7 @@ def render_report(run: RunData, examples: int = 3, compare_to: RunData | None = 
         by_site=_bucket_table("Success by site", "site", data["by_site"]),
         by_difficulty=_bucket_table("Success by difficulty", "difficulty", data["by_difficulty"]),
         evaluation=evaluation_section(run),
-        judges=judges_section(run),
+        judges=judges_section(data["judges"]),  # the overview computed them
         plot_difficulty=plots.success_by_difficulty(data["by_difficulty"]),
         plot_lengths=plots.episode_lengths(rows),
         comparison=_comparison(compare_runs(run, compare_to)) if compare_to is not None else "",

@@ -20,7 +20,7 @@ from webdojo.store.records import EpisodeRecord
 from webdojo.store.verdicts import LABELS, Verdict
 from webdojo.tasks.schema import LEVELS
 from webdojo.viewer.runs import RunData
-from webdojo.viewer.views import current_verdict, judge_summaries
+from webdojo.viewer.views import current_verdict
 
 
 @dataclass(frozen=True)
@@ -130,9 +130,9 @@ def _rate(rate: Rate) -> str:
     return "–" if value is None else f"{value * 100:.1f}% ({rate.successes}/{rate.scored})"
 
 
-def judges_section(run: RunData) -> str:
-    """The ``Judges`` card: labels per judge, mean reward, agreement with the verifier."""
-    summaries = judge_summaries(run)
+def judges_section(summaries: list[dict[str, Any]]) -> str:
+    """The ``Judges`` card from ``views.judge_summaries``: labels per judge, mean reward,
+    agreement with the verifier."""
     if not summaries:
         return ""
     head = "".join(f"<th>{escape(x)}</th>" for x in ("judge", "verdicts", *LABELS,
