@@ -13,26 +13,13 @@ way of saying the query has no such part).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from webdojo.tasks.sources.base import Converted, Format, Opened, RawRecord, require, rest
-from webdojo.tasks.sources.online_mind2web import level_of
-
-_USED = frozenset({"ques", "web", "difficulty"})
+from webdojo.tasks.sources.base import Converted, Format, Opened, RawRecord
+from webdojo.tasks.sources.online_mind2web import website_task
 
 
 def convert(record: RawRecord) -> Converted:
-    data = record.data or {}
-    task_id = require(data, "id", str)
-    website = require(data, "web", str)
-    fields: dict[str, Any] = {
-        "instruction": require(data, "ques", str),
-        "website": website,
-        "start_url": website,
-        "level": level_of(data, "difficulty"),
-        "meta": rest(data, _USED),
-    }
-    return Converted(task_id, fields)
+    return website_task(record.data or {}, "id", "ques", "web", "difficulty")
 
 
 def _open(path: Path) -> Opened:

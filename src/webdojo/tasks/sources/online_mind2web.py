@@ -26,21 +26,28 @@ from webdojo.tasks.sources.base import (
     rest,
 )
 
-_USED = frozenset({"confirmed_task", "website", "level"})
-
 
 def convert(record: RawRecord) -> Converted:
     data = record.data or {}
-    task_id = require(data, "task_id", str)
-    website = require(data, "website", str)
+    converted = website_task(data, "task_id", "confirmed_task", "website", "level")
+    optional(data, "reference_length", int)
+    return converted
+
+
+def website_task(
+    data: dict[str, Any], id_key: str, task_key: str, website_key: str, level_key: str
+) -> Converted:
+    """A task that starts on its website's home page with a level label, from the source's own
+    field names (Online-Mind2Web, DeepShop); its other fields go to ``meta``."""
+    task_id = require(data, id_key, str)
+    website = require(data, website_key, str)
     fields: dict[str, Any] = {
-        "instruction": require(data, "confirmed_task", str),
+        "instruction": require(data, task_key, str),
         "website": website,
         "start_url": website,
-        "level": level_of(data, "level"),
-        "meta": rest(data, _USED),
+        "level": level_of(data, level_key),
+        "meta": rest(data, frozenset({task_key, website_key, level_key})),
     }
-    optional(data, "reference_length", int)
     return Converted(task_id, fields)
 
 
