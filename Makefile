@@ -4,6 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.webdojo-installed
 PYTEST_ARGS ?=
+TORCH ?= torch==2.13.0
 
 .PHONY: setup demo test check lint typecheck clean
 
@@ -13,6 +14,9 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	@# torch first, pinned to the CPU build that lies on this kind of machine; a later range that
+	@# it satisfies installs nothing more (a bare `torch` would pull a CUDA build of several GB)
+	$(BIN)/python -m pip install --quiet '$(TORCH)'
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	@# AgentRewardBench's 1,302 expert labels ship as a CSV in its wheel; reading them needs none
 	@# of its dependencies (torch, browsergym, an older Playwright), so they are not installed

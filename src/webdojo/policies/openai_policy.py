@@ -47,8 +47,7 @@ class OpenAIPolicy:
         self, task: Task, observation: Observation, history: list[Step], *, seed: int = 0
     ) -> Decision:
         start = time.perf_counter()
-        memory = self.template.fold_memory(history)
-        messages = self.template.build_messages(task, observation, history, memory)
+        messages = self.template.context(task, observation, history)
         # a sampling seed per episode and step: repeats differ, reruns can be reproduced
         sampling = {"seed": (seed + len(history)) % 2**31, **self.sampling}
         result = await self.client.chat(messages, **sampling)  # ModelError propagates

@@ -58,6 +58,12 @@ class PromptTemplate(ABC):
         self, task: Task, observation: Observation, history: list[Step], memory: Any
     ) -> list[Message]: ...
 
+    def context(self, task: Task, observation: Observation, history: list[Step]) -> list[Message]:
+        """The messages a policy sends at this step: memory folded from the history, then the
+        prompt. The openai policy and the training exports both call this one method, so the
+        context a model is trained on is the context it acts on."""
+        return self.build_messages(task, observation, history, self.fold_memory(history))
+
     # --- reply --------------------------------------------------------------------------------
 
     def parse(self, text: str) -> Parsed:
