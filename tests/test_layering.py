@@ -63,6 +63,7 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
     # the top of the data flow: the loop rolls out, judges, selects and trains
     "training": (
         *CORE,
+        "asgi",
         "judges",
         "models",
         "parsing",

@@ -9,6 +9,7 @@ from webdojo.actions import Click, Select, Stop, Type
 from webdojo.errors import ConfigError
 from webdojo.policies import ScriptedPolicy, make_policy
 from webdojo.policies.scripted import find_target
+from webdojo.prompts import get_template
 from webdojo.tasks.schema import SolutionStep, Target
 
 
@@ -97,3 +98,15 @@ async def test_invalid_solution_step_is_reported(task):
     decision = await bad.act(task, make_obs(), [])
     assert decision.action is None and decision.error is not None
     assert decision.error.code == "bad_key"
+
+
+async def test_a_teacher_observes_and_writes_like_its_template(task):
+    template = get_template("browseragent")
+    policy = ScriptedPolicy(template=template)
+    options = policy.observation_options()
+    assert options.axtree == template.axtree and options.elements is True
+    assert options.screenshot == template.screenshot
+    decision = await policy.act(task, make_obs(), [])
+    # the reply is the template's own syntax, and reads back as the action taken
+    assert decision.text == "```\nclick [4]\n```"
+    assert template.parse(decision.text).action == decision.action == Click(element=4)

@@ -18,6 +18,7 @@ from webdojo.errors import ConfigError, InvalidActionError, UnknownElement
 from webdojo.history import Decision, Step
 from webdojo.observation import Element, ErrorInfo, Observation, ObservationOptions
 from webdojo.parsing import ParseFormat, render
+from webdojo.prompts.base import PromptTemplate
 from webdojo.tasks.schema import SolutionStep, Target, Task
 
 SolutionGetter = Callable[[Task], Sequence[SolutionStep]]
@@ -80,12 +81,21 @@ class ScriptedPolicy:
         wrong_index: int | None = None,
         text_format: ParseFormat | str | None = None,
         screenshot: bool = True,
+        template: PromptTemplate | None = None,
     ) -> None:
         """Which solution: ``solution_getter`` if given; else ``wrong_index=i`` (the same as
         ``which="wrong", index=i``); else the reference solution. ``text_format`` renders each
         Decision's text in a model format (handy for making SFT data); default is the
         generic ``click(element=3)`` form. ``screenshot=False`` observes elements only, for
-        callers that need just the outcome (``webdojo sites check``)."""
+        callers that need just the outcome (``webdojo sites check``).
+
+        ``template``: act as a teacher for that prompt template: observe what it shows a model
+        (accessibility tree, screenshots) and write each reply in its syntax, so the stored
+        steps are demonstrations a model can be trained on with that template."""
+        self._template = template
+        if template is not None:
+            text_format = template.parse_format
+            screenshot = template.observation_options().screenshot
         if wrong_index is not None:
             which, index = "wrong", wrong_index
         if solution_getter is None:
@@ -95,6 +105,8 @@ class ScriptedPolicy:
         self._screenshot = screenshot
 
     def observation_options(self) -> ObservationOptions:
+        if self._template is not None:  # what the model would see, plus the elements to resolve
+            return self._template.observation_options().model_copy(update={"elements": True})
         return ObservationOptions(elements=True, screenshot=self._screenshot)
 
     async def act(
@@ -106,6 +118,8 @@ class ScriptedPolicy:
         return None
 
     def _text(self, action: Action) -> str:
+        if self._template is not None:
+            return self._template.render(action)
         if self._format is not None:
             try:
                 return render(action, self._format)
