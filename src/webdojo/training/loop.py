@@ -1,0 +1,201 @@
+"""``webdojo train loop``: WebGym's synchronous loop, end to end on one machine.
+
+    demos        the teacher (scripted, in the template's syntax) on the training tasks
+    eval-before  the initial model on the training and the held-out tasks (greedy)
+    iter-N       serve the current model, roll out on the training tasks (sampling), judge,
+                 select (filtered BC over every run so far, recency-biased), update
+    eval-after   the final model on the same tasks
+
+A model trained from scratch cannot succeed by chance, so the first buffer holds the teacher's
+demonstrations (as BrowserAgent's SFT data came from a stronger model); from the first
+iteration on, the model's own successful episodes join it, and the recency weighting favours
+them. Every stage is the real one: the ``openai`` policy against the served model, the
+built-in sites in headless Chromium, the ``programmatic`` judge, ``select --rule bc``, the
+reference trainer. The numbers are whatever they are; the loop reports them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from webdojo.judges.base import JudgeOptions
+from webdojo.judges.runner import judge_run
+from webdojo.policies import OpenAIPolicy, ScriptedPolicy
+from webdojo.policies.base import Policy
+from webdojo.prompts import get_template
+from webdojo.rollout.run import RunConfig, run_job
+from webdojo.store.summary import summarize
+from webdojo.tasks.loader import TaskSet, load_spec
+from webdojo.training.contexts import selection_examples
+from webdojo.training.examples import Example
+from webdojo.training.generate import bundle_generator
+from webdojo.training.policy_server import PolicyServer
+from webdojo.training.select_runs import SelectSettings, select
+from webdojo.training.selection import BcSettings
+from webdojo.training.tiny_models import ModelBundle, load_bundle
+from webdojo.training.trainer import TrainConfig, train
+
+JUDGE = "programmatic"  # the built-in sites verify themselves: no judge model needed
+
+
+@dataclass(frozen=True)
+class LoopConfig:
+    out: Path
+    model: str = "tiny"  # tiny | tiny-vl | a checkpoint or model directory
+    template: str = "browseragent"  # text mode: accessibility tree in, element ids out
+    tasks: str = "builtin"
+    train_tasks: int = 12  # tasks trained on (a seeded shuffle of the set)
+    held_out: int = 6  # tasks never trained on, only evaluated
+    iterations: int = 2
+    max_steps: int = 6  # cap on steps per episode (generation is the slow part on a CPU)
+    train_steps: int = 40  # optimizer steps per iteration
+    batch_size: int = 4
+    lr: float = 3e-3
+    temperature: float = 1.0  # rollouts sample; evaluations are greedy
+    max_tokens: int = 48  # per reply
+    bc: BcSettings = field(default_factory=BcSettings)
+    concurrency: int = 4
+    seed: int = 0
+
+
+@dataclass
+class LoopReport:
+    before: dict[str, float | None] = field(default_factory=dict)  # split -> success rate
+    after: dict[str, float | None] = field(default_factory=dict)
+    iterations: list[dict[str, Any]] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+Say = Callable[[str], None]
+
+
+def split_tasks(task_set: TaskSet, config: LoopConfig) -> tuple[TaskSet, TaskSet]:
+    """(training tasks, held-out tasks): a seeded shuffle, cut in two, of the tasks whose
+    reference solution fits under the step cap (the others could not be demonstrated)."""
+    tasks = [t for t in task_set.tasks if t.solution and len(t.solution) + 1 <= config.max_steps]
+    random.Random(config.seed).shuffle(tasks)
+    capped = [t.model_copy(update={"step_cap": config.max_steps}) for t in tasks]
+    train_part = capped[: config.train_tasks]
+    held = capped[config.train_tasks : config.train_tasks + config.held_out]
+    return TaskSet(train_part, task_set.sites), TaskSet(held, task_set.sites)
+
+
+def run_loop(config: LoopConfig, say: Say = print) -> LoopReport:
+    """The whole loop; every stage writes under ``config.out`` (see the module docstring)."""
+    started = time.perf_counter()
+    out = Path(config.out)
+    train_set, held_set = split_tasks(load_spec(config.tasks), config)
+    report = LoopReport()
+    runs = [_demos(config, train_set, out / "demos", say)]
+    bundle = _initial_model(config, runs[0], out)
+    report.before = _evaluate(config, bundle, train_set, held_set, out / "eval-before", say)
+    for number in range(1, config.iterations + 1):
+        step_dir = out / f"iter-{number}"
+        rollout = _rollout(config, bundle, train_set, step_dir / "rollout", config.temperature)
+        runs.append(rollout)
+        _judge(rollout)
+        selection = step_dir / "selection"
+        summary = select(runs, selection, SelectSettings(rule="bc", judge=JUDGE, bc=config.bc))
+        result = train(_train_config(config, step_dir, number), _examples(selection, config),
+                       bundle=bundle)  # fmt: skip
+        rate = summarize(rollout).overall.success_rate
+        report.iterations.append({"iteration": number, "rollout_success": rate,
+                                  "kept": summary.kept, "loss_first": result.loss_first,
+                                  "loss_last": result.loss_last})  # fmt: skip
+        say(f"iteration {number}: rollout success {_pct(rate)}, trained on {summary.kept} "
+            f"steps, loss {result.loss_first:.3f} -> {result.loss_last:.3f}")  # fmt: skip
+    report.after = _evaluate(config, bundle, train_set, held_set, out / "eval-after", say)
+    report.seconds = round(time.perf_counter() - started, 1)
+    (out / "loop.json").write_text(json.dumps(report.to_json(), indent=2) + "\n")
+    return report
+
+
+def _demos(config: LoopConfig, tasks: TaskSet, out: Path, say: Say) -> Path:
+    teacher = ScriptedPolicy(template=get_template(config.template))
+    _run(config, tasks, teacher, out, "scripted")
+    _judge(out)
+    say(f"demonstrations: {_pct(summarize(out).overall.success_rate)} of {len(tasks.tasks)} "
+        "training tasks solved by the teacher")  # fmt: skip
+    return out
+
+
+def _initial_model(config: LoopConfig, demos: Path, out: Path) -> ModelBundle:
+    """The model to start from; a tiny one gets a tokenizer trained on the demonstrations."""
+    selection = out / "demos-selection"
+    select([demos], selection, SelectSettings(rule="bc", judge=JUDGE))
+    corpus = [_text(example) for example in _examples(selection, config)]
+    return load_bundle(config.model, corpus=corpus, seed=config.seed)
+
+
+def _evaluate(
+    config: LoopConfig, bundle: ModelBundle, train_set: TaskSet, held: TaskSet, out: Path, say: Say
+) -> dict[str, float | None]:
+    rates = {}
+    for name, tasks in (("train", train_set), ("held_out", held)):
+        run = _rollout(config, bundle, tasks, out / name, temperature=0.0)
+        rates[name] = summarize(run).overall.success_rate
+    say(f"{out.name}: success {_pct(rates['train'])} on training tasks, "
+        f"{_pct(rates['held_out'])} on held-out tasks")  # fmt: skip
+    return rates
+
+
+def _rollout(
+    config: LoopConfig, bundle: ModelBundle, tasks: TaskSet, out: Path, temperature: float
+) -> Path:
+    with PolicyServer(bundle_generator(bundle), "webdojo-policy", config.max_tokens) as server:
+        model = server.model_config(temperature=temperature, max_tokens=config.max_tokens)
+        policy = OpenAIPolicy(model, get_template(config.template))
+        _run(config, tasks, policy, out, "openai")
+    return out
+
+
+def _run(config: LoopConfig, tasks: TaskSet, policy: Policy, out: Path, name: str) -> None:
+    run_config = RunConfig(
+        tasks=config.tasks,
+        policy=name,
+        concurrency=config.concurrency,
+        seed=config.seed,
+        out=str(out),
+        extra={"template": config.template, "model": config.model},
+    )
+    asyncio.run(run_job(run_config, tasks, policy))
+
+
+def _judge(run: Path) -> None:
+    asyncio.run(judge_run(run, JUDGE, JudgeOptions()))
+
+
+def _examples(selection: Path, config: LoopConfig) -> list[Example]:
+    return selection_examples(selection, template=config.template)
+
+
+def _train_config(config: LoopConfig, step_dir: Path, number: int) -> TrainConfig:
+    return TrainConfig(
+        mode="sft",
+        model=config.model,
+        steps=config.train_steps,
+        batch_size=config.batch_size,
+        lr=config.lr,
+        seed=config.seed + number,
+        out=step_dir / "train",
+        progress=False,
+    )
+
+
+def _text(example: Example) -> str:
+    parts = [m["content"] for m in example.messages if isinstance(m.get("content"), str)]
+    return "\n".join(parts)
+
+
+def _pct(rate: float | None) -> str:
+    return "n/a" if rate is None else f"{rate:.0%}"
