@@ -1,0 +1,50 @@
+"""``webdojo train loop --model tiny``: every stage of WebGym's loop, for real, kept small.
+
+The teacher's demonstrations, the tiny model served behind the OpenAI protocol, rollouts in
+headless Chromium on the built-in sites, the programmatic judge, ``select --rule bc`` and the
+trainer. What the numbers are does not matter here (a model this small, trained this briefly,
+learns little); that every stage ran and wrote what the next one reads does.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from e2e.cli_process import last_json, webdojo
+from webdojo.store.run_reader import read_run
+from webdojo.store.verdicts import judges_of
+from webdojo.training.samples import read_samples
+from webdojo.training.tiny_models import load_bundle
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def test_the_loop_runs_end_to_end(tmp_path: Path) -> None:
+    out = tmp_path / "loop"
+    report = last_json(webdojo(
+        "train", "loop", "--model", "tiny", "--out", out, "--iterations", "1",
+        "--train-tasks", "3", "--held-out", "2", "--max-steps", "4", "--train-steps", "4",
+        "--json",
+    ))  # fmt: skip
+    assert set(report["before"]) == set(report["after"]) == {"train", "held_out"}
+    assert all(0.0 <= r <= 1.0 for r in [*report["before"].values(), *report["after"].values()])
+    (iteration,) = report["iterations"]
+    assert iteration["kept"] > 0 and iteration["loss_last"] > 0
+    assert json.loads((out / "loop.json").read_text()) == report
+
+    demos = read_run(out / "demos")
+    assert len(demos.episodes) == 3 and all(e.success for e in demos.episodes.values())
+    rollout = out / "iter-1" / "rollout"
+    assert len(read_run(rollout).episodes) == 3
+    assert "programmatic" in judges_of(rollout)  # judged before it was selected from
+    samples = list(read_samples(out / "iter-1" / "selection"))
+    assert {s.run for s in samples} >= {str(out / "demos")}  # the demonstrations are in the buffer
+    for split in ("train", "held_out"):
+        assert read_run(out / "eval-after" / split).episodes
+    # the trained model is saved where a later `--model PATH` (or vLLM) can load it
+    checkpoints = sorted((out / "iter-1" / "train").glob("**/config.json"))
+    assert checkpoints, list((out / "iter-1").rglob("*"))
+    assert load_bundle(checkpoints[-1].parent).kind == "tiny"
