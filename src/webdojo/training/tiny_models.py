@@ -15,7 +15,9 @@ directory that ``load_bundle(dir)`` reads back.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import warnings
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -41,7 +43,7 @@ from webdojo.training import processing as proc
 
 Kind = Literal["tiny", "tiny-vl", "hf"]
 BUNDLE_FILE = "webdojo_model.json"  # {"kind": ...}: written by save, read by load_bundle
-CHECKPOINT_STATE = "trainer_state.pt"  # marks a trainer checkpoint (see trainer.py)
+CHECKPOINT_FILE = "checkpoint.json"  # marks a trainer checkpoint (see checkpoints.py)
 QWEN_VL_TYPES = ("qwen2_vl", "qwen2_5_vl")
 
 # toy sizes: a training step takes milliseconds on a CPU
@@ -154,7 +156,7 @@ def _tiny_vl(vocab_size: int, ids: dict[str, int], special: dict[str, Any]) -> P
 def _load_directory(path: Path) -> ModelBundle:
     if not path.is_dir():
         raise ConfigError(f"--model {path}: not 'tiny', 'tiny-vl' or a model directory")
-    if (path / CHECKPOINT_STATE).is_file():  # a trainer checkpoint: model/ (+ adapter/)
+    if (path / CHECKPOINT_FILE).is_file():  # a trainer checkpoint
         return _load_checkpoint(path)
     if not (path / "config.json").is_file():
         raise ConfigError(f"--model {path}: no config.json (not a Hugging Face model directory)")
@@ -207,13 +209,24 @@ def _with_marks(tokenizer: PreTrainedTokenizerBase, path: Path) -> PreTrainedTok
 
 
 def _load_checkpoint(path: Path) -> ModelBundle:
-    bundle = _load_directory(path / "model")
-    adapter = path / "adapter"
-    if adapter.is_dir():
-        from peft import PeftModel
+    """model/ (full training), or LoRA's adapter/ on the base model it names."""
+    if (path / "model").is_dir():
+        return _load_directory(path / "model")
+    info = json.loads((path / CHECKPOINT_FILE).read_text(encoding="utf-8"))
+    bundle = _load_directory((path / info["base"]).resolve())
+    from peft import PeftModel
 
-        bundle.model = PeftModel.from_pretrained(bundle.model, adapter, is_trainable=True)
+    with peft_quiet():
+        bundle.model = PeftModel.from_pretrained(bundle.model, path / "adapter", is_trainable=True)
     return bundle
+
+
+@contextmanager
+def peft_quiet() -> Iterator[None]:
+    """peft asks transformers 5 a deprecated question (``is_gradient_checkpointing``)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "`is_gradient_checkpointing`", FutureWarning)
+        yield
 
 
 def check_bundle(bundle: ModelBundle) -> None:
