@@ -37,6 +37,7 @@ The ``fault`` says who is to blame, which decides how a trainer should treat the
     │   ├── RulesUnchecked             rules_unchecked (judge: rules that need a model or the DOM)
     │   ├── SiteUnreachable            site_unreachable (the task's website: DNS, refused, offline)
     │   ├── Overloaded                 overloaded      (server: past --max-sessions, 429)
+    │   ├── OutOfMemory                out_of_memory   (training: the device ran out of memory)
     │   ├── ServerUnavailable          server_unavailable (client: server unreachable)
     │   │   └── ServerDown             server_down     (run: unreachable episode after episode)
     │   └── InternalError              internal_error  (server: a bug, 500)
@@ -49,6 +50,13 @@ The ``fault`` says who is to blame, which decides how a trainer should treat the
     │   └── InvalidRequest             invalid_request (server: malformed request body)
     │       ├── RequestTooLarge        body_too_large
     │       └── BadStartUrl            bad_start_url   (server: a start URL goto would refuse)
+    ├── TrainingError                  training_error  (the trainer's input, before it starts)
+    │   ├── ModelMismatch              model_mismatch  (tokenizer/processor vs model)
+    │   ├── EmptyTrainingData          empty_training_data
+    │   ├── NoRewards                  no_rewards      (rl: every advantage/reward is zero)
+    │   ├── MissingImages              missing_images  (a vision model without its images)
+    │   ├── ExampleTooLong             example_too_long (cannot be cut to --max-tokens)
+    │   └── ResumeMismatch             resume_mismatch (a checkpoint of other data/settings)
     └── StateError                     invalid_state   (e.g. step after done)
         ├── UnknownSession             unknown_session (server: no such session id)
         ├── SessionClosed              session_closed  (server: already closed)
@@ -246,6 +254,13 @@ class SiteUnreachable(InfraError):
     code = "site_unreachable"
 
 
+class OutOfMemory(InfraError):
+    """The training device ran out of memory; the message says what to lower."""
+
+    code = "out_of_memory"
+    retryable = False
+
+
 class Overloaded(InfraError):
     """The server is at its session limit; retry after the delay it gives (Retry-After)."""
 
@@ -320,6 +335,49 @@ class BadStartUrl(InvalidRequest):
     ``view-source:``, no host...): sessions open only where an agent may navigate."""
 
     code = "bad_start_url"
+
+
+class TrainingError(ConfigError):
+    """Input the trainer cannot learn from, found before the first step where detectable."""
+
+    code = "training_error"
+
+
+class ModelMismatch(TrainingError):
+    """A tokenizer or processor that does not fit its model (ids past the embedding table, a
+    different image token), or a chat template that cannot mark the model's turns."""
+
+    code = "model_mismatch"
+
+
+class EmptyTrainingData(TrainingError):
+    code = "empty_training_data"
+
+
+class NoRewards(TrainingError):
+    """An RL update whose every sample has a zero advantage (or reward): nothing to learn."""
+
+    code = "no_rewards"
+
+
+class MissingImages(TrainingError):
+    """A vision model given examples without images, or an image that does not decode."""
+
+    code = "missing_images"
+
+
+class ExampleTooLong(TrainingError):
+    """An example that cannot be cut to the token limit (its reply alone is longer, or the cut
+    would split an image's tokens)."""
+
+    code = "example_too_long"
+
+
+class ResumeMismatch(TrainingError):
+    """``--resume`` on an output directory whose checkpoint was trained on other data or with
+    other settings: resuming would not continue that run."""
+
+    code = "resume_mismatch"
 
 
 class StateError(WebdojoError):

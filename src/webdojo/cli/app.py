@@ -16,6 +16,7 @@ from rich.markup import escape
 from webdojo.cli.judge import judge_app
 from webdojo.cli.select import register as register_select
 from webdojo.cli.tasks import tasks_app
+from webdojo.cli.train import train_app
 from webdojo.cli.viewer import register as register_viewer_commands
 from webdojo.errors import ServerDown, WebdojoError
 
@@ -26,6 +27,7 @@ app.add_typer(sites_app, name="sites")
 app.add_typer(bench_app, name="bench")
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(judge_app, name="judge")
+app.add_typer(train_app, name="train")
 register_select(app)
 
 console = Console()  # with --json, the JSON object is still the last stdout line
