@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from webdojo.cli.train_loop import loop_command
 from webdojo.errors import WebdojoError
 
 if TYPE_CHECKING:
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 train_app = typer.Typer(no_args_is_help=True, help="Train a policy on selected steps.")
 console = Console(soft_wrap=True)  # with --json, the JSON object is still the last stdout line
 errors = Console(stderr=True, soft_wrap=True)
+train_app.command("loop")(loop_command)
 
 Data = Annotated[Path, typer.Option(help="a selection directory written by `webdojo select`")]
 Model = Annotated[str, typer.Option(help="tiny | tiny-vl | a model or checkpoint directory")]

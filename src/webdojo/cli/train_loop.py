@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -12,8 +12,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from webdojo.errors import WebdojoError
-from webdojo.training.loop import LoopConfig, LoopReport, run_loop
 from webdojo.training.selection import BcSettings
+
+if TYPE_CHECKING:
+    from webdojo.training.loop import LoopReport
 
 console = Console(soft_wrap=True)  # with --json, the JSON object is still the last stdout line
 errors = Console(stderr=True, soft_wrap=True)
@@ -38,6 +40,8 @@ def loop_command(
 ) -> None:
     """WebGym's synchronous loop: serve the model, roll out, judge, select (filtered BC),
     update, repeat; success before and after on training and held-out tasks."""
+    from webdojo.training.loop import LoopConfig, run_loop  # torch: only when training
+
     config = LoopConfig(
         out=out,
         model=model,
