@@ -17,7 +17,9 @@ from export_runs import ModelRun, select_bc
 from webdojo.errors import ConfigError
 from webdojo.training.contexts import ContextBuilder, selection_examples
 from webdojo.training.examples import Example, image_refs
+from webdojo.training.export_formats import ImageFiles, openai_row, sharegpt_row, verl_row
 from webdojo.training.exports import export
+from webdojo.training.samples import Sample
 
 pytestmark = pytest.mark.browser
 OPTIONS = {"max_images": 2}  # what the webgym run was made with
@@ -192,3 +194,24 @@ def test_a_non_empty_out_needs_force(webgym: tuple[Path, list[Example]], tmp_pat
     )
     (tmp_path / "empty").mkdir()
     assert export(selection, tmp_path / "empty", "openai", template_options=OPTIONS).samples
+
+
+def an_example(prompt: list[dict[str, Any]]) -> Example:
+    sample = Sample(rule="bc", run="r", iteration=0, key="t#0", episode="e", task_id="t",
+                    step=0, reward=1.0)  # fmt: skip
+    return Example(sample, prompt, reply="done")
+
+
+def test_what_sharegpt_and_verl_cannot_carry_is_refused(tmp_path: Path) -> None:
+    files = ImageFiles(tmp_path)
+    twice = an_example([{"role": "user", "content": "a"}, {"role": "user", "content": "b"}])
+    with pytest.raises(ConfigError, match="do not alternate user and assistant"):
+        sharegpt_row(twice, files)
+    literal = an_example(
+        [{"role": "user", "content": [{"type": "text", "text": "an <image> tag"}]}]
+    )
+    with pytest.raises(ConfigError, match=r"t#0 step 0 .* contains the text <image>"):
+        sharegpt_row(literal, files)
+    with pytest.raises(ConfigError, match="contains the text <image>"):
+        verl_row(literal, 0, has_images=False)
+    assert openai_row(literal, files)[0]["messages"][0] == literal.prompt[0]  # openai keeps it

@@ -82,7 +82,7 @@ class RunContext:
     stored: StoredRun
     tasks: dict[str, Task]
     template: PromptTemplate  # builds the prompts
-    own: PromptTemplate  # the template the run was made with (re-reads stored replies)
+    own: PromptTemplate | None  # the template the run was made with (re-reads stored replies)
 
 
 class ContextBuilder:
@@ -155,7 +155,7 @@ class ContextBuilder:
             stored=read_run(root),
             tasks=self._tasks(root, config.get("tasks")),
             template=get_template(name, **options),
-            own=get_template(own_name, **own_options),
+            own=_template_or_none(own_name, own_options),
         )
 
     def _tasks(self, root: Path, spec: Any) -> dict[str, Task]:
@@ -180,6 +180,13 @@ class ContextBuilder:
         if len(self._steps) > self._cached:
             self._steps.popitem(last=False)
         return steps
+
+
+def _template_or_none(name: str, options: dict[str, Any]) -> PromptTemplate | None:
+    try:
+        return get_template(name, **options)
+    except ConfigError:  # a template this webdojo lacks: stored memory is used as it is
+        return None
 
 
 def describe(sample: Sample) -> str:
@@ -221,8 +228,8 @@ def _decision(run: RunContext, record: StepRecord) -> Decision:
 
 def _memory(run: RunContext, record: StepRecord) -> Any:
     """The stored memory, in the key order the model wrote (see the module docstring)."""
-    if record.memory is None:
-        return None
+    if record.memory is None or run.own is None:
+        return record.memory
     try:
         memory = run.own.parse(record.text).memory
     except (WebdojoError, ValueError):

@@ -156,7 +156,20 @@ def sharegpt_row(example: Example, files: ImageFiles) -> tuple[dict[str, Any], l
     messages = [
         {"role": m["role"], "content": flat_text(example, m, to_file)} for m in example.messages
     ]
+    _require_turns(example, [m["role"] for m in messages])
     return {"messages": messages, "images": paths, **metadata(example)}, images
+
+
+def _require_turns(example: Example, roles: list[str]) -> None:
+    """LLaMA-Factory drops (with a log line) a conversation whose turns do not alternate user,
+    assistant after an optional system prompt: refuse it here instead."""
+    turns = roles[1:] if roles[:1] == ["system"] else roles
+    expected = ["user", "assistant"] * (len(turns) // 2)
+    if turns != expected:
+        raise ConfigError(
+            f"{describe(example.sample)}: its turns ({', '.join(roles)}) do not alternate user "
+            "and assistant, which LLaMA-Factory's sharegpt format needs; export it as openai or hf"
+        )
 
 
 def flat_text(example: Example, message: Message, on_image: Callable[[dict[str, Any]], Any]) -> str:
@@ -221,9 +234,13 @@ def write_hf(examples: Iterable[Example], out: Path, has_images: bool) -> Writte
     datasets.disable_progress_bars()  # webdojo draws its own
     try:
         dataset = datasets.Dataset.from_generator(
-            rows, features=features, cache_dir=str(cache), fingerprint=uuid.uuid4().hex
+            rows,
+            features=features,
+            cache_dir=str(cache),
+            fingerprint=uuid.uuid4().hex,
+            writer_batch_size=64,  # rows held in memory at once: screenshots are the bulk
         )
-        dataset.save_to_disk(str(out))
+        dataset.save_to_disk(str(out), max_shard_size="64MB")  # bounds memory while saving
     finally:
         if bars:
             datasets.enable_progress_bars()
