@@ -45,6 +45,7 @@ The ``fault`` says who is to blame, which decides how a trainer should treat the
     │   ├── TaskFileError              bad_task_file
     │   ├── RecordSchemaError          bad_record      (a stored record of a newer schema)
     │   ├── LabelFileError             bad_label_file  (a human-label file: file:line: field)
+    │   ├── MissingObservation         missing_observation (a step's context cannot be rebuilt)
     │   ├── UnknownTask                unknown_task    (server: no such task id)
     │   ├── Unauthorized               unauthorized    (server: missing/wrong bearer token)
     │   └── InvalidRequest             invalid_request (server: malformed request body)
@@ -310,6 +311,14 @@ class LabelFileError(ConfigError):
     """A line of a human-label file (``webdojo.judges.human_labels``) that cannot be read."""
 
     code = "bad_label_file"
+
+
+class MissingObservation(ConfigError):
+    """A training sample whose step context cannot be rebuilt exactly: a screenshot or
+    observation file is gone, or the run predates stored observations (schema v1-v2) or did
+    not capture what the prompt template shows (an accessibility tree, a screenshot)."""
+
+    code = "missing_observation"
 
 
 class UnknownTask(ConfigError):

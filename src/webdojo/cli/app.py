@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from webdojo.cli.export import register as register_export
 from webdojo.cli.judge import judge_app
 from webdojo.cli.select import register as register_select
 from webdojo.cli.tasks import tasks_app
@@ -29,6 +30,7 @@ app.add_typer(tasks_app, name="tasks")
 app.add_typer(judge_app, name="judge")
 app.add_typer(train_app, name="train")
 register_select(app)
+register_export(app)
 
 console = Console()  # with --json, the JSON object is still the last stdout line
 errors = Console(stderr=True, soft_wrap=True)
