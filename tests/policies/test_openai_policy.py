@@ -159,6 +159,8 @@ async def test_funcall_template(fake_openai, fake_model_config, task):
          '"coordinate": [5000, 10]}}</tool_call>', "invalid_coordinates"),
         ('<tool_call>{"name": "computer_use", "arguments": {"action": "fly"}}</tool_call>',
          "invalid_action"),
+        ("", "parse_error"),  # a model that says nothing has failed, the endpoint has not
+        ("  \n", "parse_error"),
     ],
 )  # fmt: skip
 async def test_unusable_reply_becomes_a_decision(fake_openai, fake_model_config, task, reply, code):

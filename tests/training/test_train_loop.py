@@ -29,11 +29,14 @@ def test_the_loop_runs_end_to_end(tmp_path: Path) -> None:
         "--train-tasks", "3", "--held-out", "2", "--max-steps", "4", "--train-steps", "4",
         "--json",
     ))  # fmt: skip
-    assert set(report["before"]) == set(report["after"]) == {"train", "held_out"}
-    assert all(0.0 <= r <= 1.0 for r in [*report["before"].values(), *report["after"].values()])
+    rates = [report[k] for k in ("before", "after", "valid_before", "valid_after")]
+    assert all(set(r) == {"train", "held_out"} for r in rates)
+    assert all(0.0 <= v <= 1.0 for r in rates for v in r.values())
+    assert report["valid_before"] == {"train": 0.0, "held_out": 0.0}  # random weights: noise
     (iteration,) = report["iterations"]
     assert iteration["kept"] > 0 and iteration["loss_last"] > 0
     assert json.loads((out / "loop.json").read_text()) == report
+    assert (out / "loop.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
 
     demos = read_run(out / "demos")
     assert len(demos.episodes) == 3 and all(e.success for e in demos.episodes.values())

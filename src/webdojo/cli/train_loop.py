@@ -26,12 +26,12 @@ def loop_command(
     out: Annotated[Path, typer.Option(help="where every stage writes")] = Path("runs/loop"),
     template: Annotated[str, typer.Option(help="prompt template")] = "browseragent",
     tasks: Annotated[str, typer.Option(help="task set")] = "builtin",
-    iterations: Annotated[int, typer.Option(min=1, help="roll out, judge, select, update")] = 2,
+    iterations: Annotated[int, typer.Option(min=1, help="roll out, judge, select, update")] = 3,
     train_tasks: Annotated[int, typer.Option(min=1, help="tasks trained on")] = 12,
     held_out: Annotated[int, typer.Option(min=0, help="tasks only evaluated")] = 6,
     max_steps: Annotated[int, typer.Option(min=2, help="step cap per episode")] = 6,
-    train_steps: Annotated[int, typer.Option(min=1, help="updates per iteration")] = 40,
-    batch_size: Annotated[int, typer.Option(min=1)] = 4,
+    train_steps: Annotated[int, typer.Option(min=1, help="updates per iteration")] = 100,
+    batch_size: Annotated[int, typer.Option(min=1)] = 8,
     lr: Annotated[float, typer.Option(help="learning rate")] = 3e-3,
     power: Annotated[float, typer.Option(help="bc: recency bias power")] = 1.0,
     last_k: Annotated[int, typer.Option(min=1, help="bc: iterations in the buffer")] = 4,
@@ -69,12 +69,13 @@ def loop_command(
 
 
 def _table(report: LoopReport) -> Table:
-    table = Table(title="success rate, greedy decoding")
+    table = Table(title="greedy decoding, before and after training")
     table.add_column("tasks")
-    table.add_column("before", justify="right")
-    table.add_column("after", justify="right")
+    for column in ("success before", "success after", "parsed before", "parsed after"):
+        table.add_column(column, justify="right")
     for split in ("train", "held_out"):
-        table.add_row(split, _pct(report.before.get(split)), _pct(report.after.get(split)))
+        rates = (report.before, report.after, report.valid_before, report.valid_after)
+        table.add_row(split, *(_pct(r.get(split)) for r in rates))
     return table
 
 

@@ -73,9 +73,13 @@ class ModelClient:
 
     # --- calls ----------------------------------------------------------------------------
 
-    async def chat(self, messages: list[dict[str, Any]], **kw: Any) -> ChatResult:
+    async def chat(
+        self, messages: list[dict[str, Any]], *, allow_empty: bool = False, **kw: Any
+    ) -> ChatResult:
         """One chat completion. ``kw`` overrides the config's sampling settings (temperature,
-        max_tokens, top_p, stop, seed, model...) for this call."""
+        max_tokens, top_p, stop, seed, model...) for this call. A reply without text raises
+        ``ModelError`` unless ``allow_empty``: a policy's model that answers with nothing has
+        failed the task (its reward is 0), which a broken endpoint has not."""
         model = kw.pop("model", None) or await self.model_name()
         params = self._params(model, messages, kw)
         async with self._semaphore:
@@ -84,7 +88,7 @@ class ModelClient:
                 lambda: self._client.chat.completions.create(**params)
             )
             latency = time.perf_counter() - start
-        return _to_result(completion, latency, attempts, model)
+        return _to_result(completion, latency, attempts, model, allow_empty)
 
     async def model_name(self) -> str:
         """The configured model, or the endpoint's first listed model when none was given."""
@@ -224,8 +228,11 @@ def _short(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _to_result(completion: Any, latency_s: float, attempts: int, model: str) -> ChatResult:
-    """Check the envelope: a reply without text is the endpoint's failure, not the agent's."""
+def _to_result(
+    completion: Any, latency_s: float, attempts: int, model: str, allow_empty: bool = False
+) -> ChatResult:
+    """Check the envelope: a reply without text is the endpoint's failure, not the agent's
+    (unless ``allow_empty``: then an empty content is the model's answer)."""
     choices = getattr(completion, "choices", None)
     if not choices:
         raise ModelError("model endpoint returned no choices", attempts=attempts)
@@ -233,7 +240,7 @@ def _to_result(completion: Any, latency_s: float, attempts: int, model: str) -> 
     message = getattr(choice, "message", None)
     text = getattr(message, "content", None)
     finish = getattr(choice, "finish_reason", None)
-    if not isinstance(text, str) or not text.strip():
+    if not isinstance(text, str) or not (allow_empty or text.strip()):
         raise ModelError(
             f"model returned an empty reply (finish_reason={finish!r})", attempts=attempts
         )

@@ -26,10 +26,16 @@ def text_part(text: str) -> dict[str, Any]:
 
 def message(role: str, *parts: dict[str, Any] | str) -> dict[str, Any]:
     """A chat message. Plain text stays a string (every server accepts that); anything with an
-    image becomes a list of parts."""
-    items = [text_part(p) if isinstance(p, str) else p for p in parts if p != ""]
+    image becomes a list of parts, neighbouring texts joined into one part: chat templates
+    such as Qwen2-VL's concatenate text parts with nothing between them."""
+    items: list[dict[str, Any]] = []
+    for part in (text_part(p) if isinstance(p, str) else p for p in parts if p != ""):
+        if part["type"] == "text" and items and items[-1]["type"] == "text":
+            items[-1] = text_part(items[-1]["text"] + "\n\n" + part["text"])
+        else:
+            items.append(part)
     if all(p["type"] == "text" for p in items):
-        return {"role": role, "content": "\n\n".join(p["text"] for p in items)}
+        return {"role": role, "content": "".join(p["text"] for p in items)}
     return {"role": role, "content": items}
 
 

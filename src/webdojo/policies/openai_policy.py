@@ -2,8 +2,8 @@
 
 Each step: fold the memory carried by earlier decisions, build the messages (the last
 ``max_images`` screenshots as images, older steps as text lines), call the model, and parse the
-reply in the template's format. A reply that cannot be parsed or names an invalid action is the
-agent's fault: it becomes a Decision with ``action=None`` and the error as data, which the
+reply in the template's format. A reply that cannot be parsed (an empty one included) or names
+an invalid action is the agent's fault: it becomes a Decision with ``action=None`` and the error as data, which the
 environment shows to the model next step. Endpoint failures raise ``ModelError`` once the
 client's retries are spent; they are infrastructure faults, never the agent's.
 """
@@ -50,7 +50,8 @@ class OpenAIPolicy:
         messages = self.template.context(task, observation, history)
         # a sampling seed per episode and step: repeats differ, reruns can be reproduced
         sampling = {"seed": (seed + len(history)) % 2**31, **self.sampling}
-        result = await self.client.chat(messages, **sampling)  # ModelError propagates
+        # an empty reply is the model's answer (it fails to parse), not an endpoint fault
+        result = await self.client.chat(messages, allow_empty=True, **sampling)
         try:
             parsed = self.template.parse(result.text)
         except (ParseError, InvalidActionError) as exc:

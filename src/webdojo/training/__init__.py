@@ -1,4 +1,8 @@
-"""From scored trajectories to training data: the papers' selection rules (``selection``),
-rewards from verdicts or verifiers (``rewards``), selections on disk (``samples``).
+"""From scored trajectories to a trained policy.
 
-Exports for common trainers and the reference trainer are not built yet (issue 10)."""
+``rewards`` (verdicts or verifiers) -> ``selection`` (the papers' rules; ``samples`` on disk)
+-> ``contexts`` (each sample's prompt, rebuilt with the policy's own template) -> ``exports``
+(trainer formats) or the reference trainer (``trainer``, over ``tiny_models``, ``encoding``,
+``objectives``, ``batches``, ``checkpoints``) -> ``loop`` (serve with ``policy_server``, roll
+out, judge, select, update).
+"""

@@ -34,7 +34,7 @@ def bundle_generator(bundle: ModelBundle) -> Generate:
         stopped = eos in new
         if stopped:
             new = new[: new.index(eos)]
-        text = bundle.tokenizer.decode(new, skip_special_tokens=True)
+        text = str(bundle.tokenizer.decode(new, skip_special_tokens=True))
         return Completion(text, prompt_len, len(new) + stopped, "stop" if stopped else "length")
 
     return generate

@@ -25,22 +25,26 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from transformers.utils import logging as hf_logging
+
 from webdojo.judges.base import JudgeOptions
 from webdojo.judges.runner import judge_run
 from webdojo.policies import OpenAIPolicy, ScriptedPolicy
 from webdojo.policies.base import Policy
 from webdojo.prompts import get_template
 from webdojo.rollout.run import RunConfig, run_job
+from webdojo.store.run_reader import read_run
 from webdojo.store.summary import summarize
 from webdojo.tasks.loader import TaskSet, load_spec
 from webdojo.training.contexts import selection_examples
 from webdojo.training.examples import Example
 from webdojo.training.generate import bundle_generator
+from webdojo.training.loop_plot import write_loop_plot
 from webdojo.training.policy_server import PolicyServer
 from webdojo.training.select_runs import SelectSettings, select
 from webdojo.training.selection import BcSettings
 from webdojo.training.tiny_models import ModelBundle, load_bundle
-from webdojo.training.trainer import TrainConfig, train
+from webdojo.training.trainer import METRICS, TrainConfig, train
 
 JUDGE = "programmatic"  # the built-in sites verify themselves: no judge model needed
 
@@ -53,11 +57,13 @@ class LoopConfig:
     tasks: str = "builtin"
     train_tasks: int = 12  # tasks trained on (a seeded shuffle of the set)
     held_out: int = 6  # tasks never trained on, only evaluated
-    iterations: int = 2
+    iterations: int = 3
     max_steps: int = 6  # cap on steps per episode (generation is the slow part on a CPU)
-    train_steps: int = 40  # optimizer steps per iteration
-    batch_size: int = 4
+    train_steps: int = 100  # optimizer steps per iteration
+    batch_size: int = 8
     lr: float = 3e-3
+    context_tokens: int = 1024  # training keeps the last N tokens of a prompt (the constant
+    # system prompt goes first); on a CPU, attention over 2k-token prompts dominates a step
     temperature: float = 1.0  # rollouts sample; evaluations are greedy
     max_tokens: int = 48  # per reply
     bc: BcSettings = field(default_factory=BcSettings)
@@ -69,6 +75,10 @@ class LoopConfig:
 class LoopReport:
     before: dict[str, float | None] = field(default_factory=dict)  # split -> success rate
     after: dict[str, float | None] = field(default_factory=dict)
+    # split -> share of replies that parsed into an action: a model learns the format long
+    # before it learns the tasks, and this shows it
+    valid_before: dict[str, float | None] = field(default_factory=dict)
+    valid_after: dict[str, float | None] = field(default_factory=dict)
     iterations: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -93,12 +103,15 @@ def split_tasks(task_set: TaskSet, config: LoopConfig) -> tuple[TaskSet, TaskSet
 def run_loop(config: LoopConfig, say: Say = print) -> LoopReport:
     """The whole loop; every stage writes under ``config.out`` (see the module docstring)."""
     started = time.perf_counter()
+    hf_logging.disable_progress_bar()  # checkpoint saves would draw bars between our lines
     out = Path(config.out)
     train_set, held_set = split_tasks(load_spec(config.tasks), config)
     report = LoopReport()
     runs = [_demos(config, train_set, out / "demos", say)]
     bundle = _initial_model(config, runs[0], out)
-    report.before = _evaluate(config, bundle, train_set, held_set, out / "eval-before", say)
+    report.before, report.valid_before = _evaluate(
+        config, bundle, train_set, held_set, out / "eval-before", say
+    )
     for number in range(1, config.iterations + 1):
         step_dir = out / f"iter-{number}"
         rollout = _rollout(config, bundle, train_set, step_dir / "rollout", config.temperature)
@@ -113,10 +126,15 @@ def run_loop(config: LoopConfig, say: Say = print) -> LoopReport:
                                   "kept": summary.kept, "loss_first": result.loss_first,
                                   "loss_last": result.loss_last})  # fmt: skip
         say(f"iteration {number}: rollout success {_pct(rate)}, trained on {summary.kept} "
-            f"steps, loss {result.loss_first:.3f} -> {result.loss_last:.3f}")  # fmt: skip
-    report.after = _evaluate(config, bundle, train_set, held_set, out / "eval-after", say)
+            f"steps, loss {_num(result.loss_first)} -> {_num(result.loss_last)}")  # fmt: skip
+    report.after, report.valid_after = _evaluate(
+        config, bundle, train_set, held_set, out / "eval-after", say
+    )
     report.seconds = round(time.perf_counter() - started, 1)
     (out / "loop.json").write_text(json.dumps(report.to_json(), indent=2) + "\n")
+    metrics = [out / f"iter-{n}" / "train" / METRICS for n in range(1, config.iterations + 1)]
+    write_loop_plot(out / "loop.png", report.to_json(), metrics)
+    say(f"plot: {out / 'loop.png'}")
     return report
 
 
@@ -137,16 +155,29 @@ def _initial_model(config: LoopConfig, demos: Path, out: Path) -> ModelBundle:
     return load_bundle(config.model, corpus=corpus, seed=config.seed)
 
 
+Rates = dict[str, float | None]
+
+
 def _evaluate(
     config: LoopConfig, bundle: ModelBundle, train_set: TaskSet, held: TaskSet, out: Path, say: Say
-) -> dict[str, float | None]:
-    rates = {}
+) -> tuple[Rates, Rates]:
+    """Greedy runs on both splits: (success rates, shares of replies that parsed)."""
+    rates: Rates = {}
+    valid: Rates = {}
     for name, tasks in (("train", train_set), ("held_out", held)):
         run = _rollout(config, bundle, tasks, out / name, temperature=0.0)
         rates[name] = summarize(run).overall.success_rate
+        valid[name] = _parsed_share(run)
     say(f"{out.name}: success {_pct(rates['train'])} on training tasks, "
-        f"{_pct(rates['held_out'])} on held-out tasks")  # fmt: skip
-    return rates
+        f"{_pct(rates['held_out'])} on held-out tasks; replies that parsed: "
+        f"{_pct(valid['train'])} and {_pct(valid['held_out'])}")  # fmt: skip
+    return rates, valid
+
+
+def _parsed_share(run: Path) -> float | None:
+    stored = read_run(run)
+    steps = [s for key in stored.episodes for s in stored.steps_of(key)]
+    return None if not steps else sum(s.action is not None for s in steps) / len(steps)
 
 
 def _rollout(
@@ -186,6 +217,7 @@ def _train_config(config: LoopConfig, step_dir: Path, number: int) -> TrainConfi
         steps=config.train_steps,
         batch_size=config.batch_size,
         lr=config.lr,
+        max_tokens=config.context_tokens,
         seed=config.seed + number,
         out=step_dir / "train",
         progress=False,
@@ -195,6 +227,10 @@ def _train_config(config: LoopConfig, step_dir: Path, number: int) -> TrainConfi
 def _text(example: Example) -> str:
     parts = [m["content"] for m in example.messages if isinstance(m.get("content"), str)]
     return "\n".join(parts)
+
+
+def _num(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
 
 
 def _pct(rate: float | None) -> str:
