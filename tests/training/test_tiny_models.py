@@ -99,6 +99,15 @@ def test_saved_bundle_loads_back_with_the_same_outputs(bundle: ModelBundle, tmp_
         assert torch.allclose(bundle.model(**batch).logits, again.model(**other).logits)
 
 
+def test_a_saved_tokenizer_encodes_as_it_was_trained(tmp_path: Path) -> None:
+    """Numbers merged into one token by our BPE stay merged: loading by the model type's
+    tokenizer class (Qwen2's splits digits) would encode pages differently than in training."""
+    page = "[12] link 'Home' url: http://127.0.0.1:40757/wiki/index.html#cat-2024  (3,450 km)"
+    bundle = load_bundle("tiny", corpus=[page] * 20)
+    again = load_bundle(bundle.save(tmp_path / "m"))
+    assert again.tokenizer(page)["input_ids"] == bundle.tokenizer(page)["input_ids"]
+
+
 def test_too_long_examples_lose_prompt_from_the_left_or_are_refused() -> None:
     text = load_bundle("tiny", corpus=CORPUS)
     full = encode_example(text, example(3), max_tokens=4096)

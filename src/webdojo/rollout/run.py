@@ -36,6 +36,8 @@ class RunConfig:
     viewport: tuple[int, int] = (1280, 720)
     extra: dict[str, Any] = field(default_factory=dict)  # policy settings (model, template...)
     server: str | None = None  # a `webdojo serve` URL; None = browsers in this process
+    site_port: int = 0  # the built-in sites' port (0: any free one). A fixed port keeps page
+    # URLs, and so the prompts that show them, the same from run to run (training wants that)
     token: str | None = field(default=None, repr=False)  # the server's bearer token
 
 
@@ -108,7 +110,7 @@ def _make_env(
     """Sessions on a server (which serves the sites itself), or in this process."""
     if config.server:
         return HttpEnv(config.server, config.token, default_session=session)
-    server = stack.enter_context(SiteServer(task_set.sites))
+    server = stack.enter_context(SiteServer(task_set.sites, port=config.site_port))
     return InProcessEnv(server, session)
 
 

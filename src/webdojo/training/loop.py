@@ -19,14 +19,16 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import socket
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from transformers.utils import logging as hf_logging
 
+from webdojo.asgi import LOOPBACK
 from webdojo.judges.base import JudgeOptions
 from webdojo.judges.runner import judge_run
 from webdojo.policies import OpenAIPolicy, ScriptedPolicy
@@ -69,6 +71,8 @@ class LoopConfig:
     bc: BcSettings = field(default_factory=BcSettings)
     concurrency: int = 4
     seed: int = 0
+    site_port: int = 0  # every run serves the sites here (0: a free port chosen once), so the
+    # URLs a model reads in its prompts are the ones it was trained on
 
 
 @dataclass
@@ -89,6 +93,13 @@ class LoopReport:
 Say = Callable[[str], None]
 
 
+def free_port() -> int:
+    """A port free now on loopback (the loop binds it again for each of its runs)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((LOOPBACK, 0))
+        return int(sock.getsockname()[1])
+
+
 def split_tasks(task_set: TaskSet, config: LoopConfig) -> tuple[TaskSet, TaskSet]:
     """(training tasks, held-out tasks): a seeded shuffle, cut in two, of the tasks whose
     reference solution fits under the step cap (the others could not be demonstrated)."""
@@ -106,6 +117,7 @@ def run_loop(config: LoopConfig, say: Say = print) -> LoopReport:
     hf_logging.disable_progress_bar()  # checkpoint saves would draw bars between our lines
     out = Path(config.out)
     train_set, held_set = split_tasks(load_spec(config.tasks), config)
+    config = replace(config, site_port=config.site_port or free_port())
     report = LoopReport()
     runs = [_demos(config, train_set, out / "demos", say)]
     bundle = _initial_model(config, runs[0], out)
@@ -197,6 +209,7 @@ def _run(config: LoopConfig, tasks: TaskSet, policy: Policy, out: Path, name: st
         concurrency=config.concurrency,
         seed=config.seed,
         out=str(out),
+        site_port=config.site_port,
         extra={"template": config.template, "model": config.model},
     )
     asyncio.run(run_job(run_config, tasks, policy))

@@ -31,6 +31,7 @@ from transformers import (
     AutoTokenizer,
     PreTrainedModel,
     PreTrainedTokenizerBase,
+    PreTrainedTokenizerFast,
     Qwen2Config,
     Qwen2ForCausalLM,
     Qwen2VLConfig,
@@ -167,20 +168,29 @@ def _load_directory(path: Path) -> ModelBundle:
     config = AutoConfig.from_pretrained(path, local_files_only=True)
     if getattr(config, "vision_config", None) is None:
         model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True)
-        tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+        tokenizer = _load_tokenizer(path, kind)
         return ModelBundle(model, _with_marks(tokenizer, path), None, kind, vision=False)
     model = AutoModelForImageTextToText.from_pretrained(path, local_files_only=True)
-    processor = _load_processor(path, config.model_type)
+    processor = _load_processor(path, config.model_type, kind)
     processor.tokenizer = _with_marks(processor.tokenizer, path)
     processor.chat_template = processor.tokenizer.chat_template
     return ModelBundle(model, processor.tokenizer, processor, kind, vision=True)
 
 
-def _load_processor(path: Path, model_type: str) -> Any:
+def _load_tokenizer(path: Path, kind: Kind) -> PreTrainedTokenizerBase:
+    """Our tiny models' tokenizer exactly as trained (``tokenizer.json``). AutoTokenizer would
+    pick the class of the model type (Qwen2's), which rebuilds its own pre-tokenizer (digits
+    one by one) and so encodes the same text into other tokens than the model learned."""
+    if kind == "hf":
+        return AutoTokenizer.from_pretrained(path, local_files_only=True)
+    return PreTrainedTokenizerFast.from_pretrained(path, local_files_only=True)
+
+
+def _load_processor(path: Path, model_type: str, kind: Kind) -> Any:
     """Qwen-VL models get the image-only processor (``processing`` says why); others theirs."""
     if model_type not in QWEN_VL_TYPES:
         return AutoProcessor.from_pretrained(path, local_files_only=True)
-    tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+    tokenizer = _load_tokenizer(path, kind)
     images = Qwen2VLImageProcessorPil.from_pretrained(path, local_files_only=True)
     template = _saved_template(path) or tokenizer.chat_template
     return proc.ImageOnlyQwen2VLProcessor(images, tokenizer, chat_template=template)

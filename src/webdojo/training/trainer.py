@@ -138,29 +138,42 @@ def train(
     with _progress_bar(config) as bar, open(out / METRICS, "a", encoding="utf-8") as log:
         task = bar.add_task(config.mode, total=config.steps, completed=start)
         for step in range(start, config.steps):
-            t0 = time.perf_counter()
-            at = step * config.batch_size  # the data cursor
-            picked = [examples[i] for i in batch_indices(len(examples), config.seed, at, config.batch_size)]  # fmt: skip
-            batch = collate([encode_example(bundle, e, config.max_tokens) for e in picked], pad_id)
-            batch = {k: v.to(device) for k, v in batch.items()}
-            loss = _update(config, bundle, optimizer, params, batch, picked, device)
-
-            n_tokens = int(batch["attention_mask"].sum())
-            tokens, samples = tokens + n_tokens, samples + len(picked)
-            line = {
-                "step": step + 1, "loss": loss, "tokens": n_tokens,
-                "reply_tokens": int((batch["labels"] != -100).sum()), "samples": len(picked),
-                "lr": config.lr, "seconds": round(time.perf_counter() - t0, 4),
-                "sample_ids": [sample_id(e) for e in picked],
-            }  # fmt: skip
+            line = _step(config, bundle, optimizer, params, examples, step, pad_id, device)
+            tokens, samples = tokens + line["tokens"], samples + line["samples"]
             log.write(json.dumps(line) + "\n")
             log.flush()
             if _checkpoint_due(config, step + 1):
                 newest = _save(config, out, bundle, optimizer, step + 1, data_id)
-            bar.update(task, advance=1, description=f"{config.mode} loss {loss:.4f}")
+            bar.update(task, advance=1, description=f"{config.mode} loss {line['loss']:.4f}")
             if on_step is not None:
                 on_step(line)
     return _result(out, tokens, samples, time.perf_counter() - began, newest)
+
+
+def _step(
+    config: TrainConfig,
+    bundle: ModelBundle,
+    optimizer: torch.optim.Optimizer,
+    params: list[torch.nn.Parameter],
+    examples: list[Example],
+    step: int,
+    pad_id: int,
+    device: torch.device,
+) -> dict[str, Any]:
+    """Read step ``step``'s batch (the data cursor is ``step * batch_size``), update; its
+    metrics line."""
+    t0 = time.perf_counter()
+    at = step * config.batch_size
+    picked = [examples[i] for i in batch_indices(len(examples), config.seed, at, config.batch_size)]
+    batch = collate([encode_example(bundle, e, config.max_tokens) for e in picked], pad_id)
+    batch = {k: v.to(device) for k, v in batch.items()}
+    loss = _update(config, bundle, optimizer, params, batch, picked, device)
+    return {
+        "step": step + 1, "loss": loss, "tokens": int(batch["attention_mask"].sum()),
+        "reply_tokens": int((batch["labels"] != -100).sum()), "samples": len(picked),
+        "lr": config.lr, "seconds": round(time.perf_counter() - t0, 4),
+        "sample_ids": [sample_id(e) for e in picked],
+    }  # fmt: skip
 
 
 def _prepare(
@@ -292,7 +305,15 @@ def _truncate_metrics(path: Path, step: int) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         return
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    path.write_text("".join(x for x in lines if json.loads(x)["step"] <= step), encoding="utf-8")
+    path.write_text("".join(x for x in lines if _step_of(x) <= step), encoding="utf-8")
+
+
+def _step_of(line: str) -> float:
+    """The step of a metrics line; infinity for a line torn by a kill (so it is dropped)."""
+    try:
+        return int(json.loads(line)["step"])
+    except (ValueError, KeyError, TypeError):
+        return float("inf")
 
 
 def _progress_bar(config: TrainConfig) -> Progress:
