@@ -19,9 +19,9 @@ from webdojo.store.verdicts import judges_of
 from webdojo.training.samples import read_samples
 from webdojo.training.tiny_models import load_bundle
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-
+@pytest.mark.browser
+@pytest.mark.slow
 def test_the_loop_runs_end_to_end(tmp_path: Path) -> None:
     out = tmp_path / "loop"
     report = last_json(webdojo(
@@ -51,3 +51,14 @@ def test_the_loop_runs_end_to_end(tmp_path: Path) -> None:
     checkpoints = sorted((out / "iter-1" / "train").glob("**/config.json"))
     assert checkpoints, list((out / "iter-1").rglob("*"))
     assert load_bundle(checkpoints[-1].parent).kind == "tiny"
+
+
+def test_the_loop_refuses_a_used_directory_and_an_unknown_server(tmp_path: Path) -> None:
+    used = tmp_path / "used"
+    used.mkdir()
+    (used / "loop.json").write_text("{}")
+    proc = webdojo("train", "loop", "--out", used)
+    assert proc.returncode == 2 and "not empty" in proc.stderr
+    proc = webdojo("train", "loop", "--out", tmp_path / "new", "--serve", "tgi")
+    assert proc.returncode == 2 and "choose one of" in proc.stderr
+    assert not (tmp_path / "new").exists()

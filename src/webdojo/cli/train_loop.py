@@ -26,15 +26,16 @@ def loop_command(
     out: Annotated[Path, typer.Option(help="where every stage writes")] = Path("runs/loop"),
     template: Annotated[str, typer.Option(help="prompt template")] = "browseragent",
     tasks: Annotated[str, typer.Option(help="task set")] = "builtin",
-    iterations: Annotated[int, typer.Option(min=1, help="roll out, judge, select, update")] = 3,
+    iterations: Annotated[int, typer.Option(min=1, help="roll out, judge, select, update")] = 2,
     train_tasks: Annotated[int, typer.Option(min=1, help="tasks trained on")] = 12,
     held_out: Annotated[int, typer.Option(min=0, help="tasks only evaluated")] = 6,
     max_steps: Annotated[int, typer.Option(min=2, help="step cap per episode")] = 6,
-    train_steps: Annotated[int, typer.Option(min=1, help="updates per iteration")] = 100,
-    batch_size: Annotated[int, typer.Option(min=1)] = 8,
+    train_steps: Annotated[int, typer.Option(min=1, help="updates per iteration")] = 120,
+    batch_size: Annotated[int, typer.Option(min=1)] = 4,
     lr: Annotated[float, typer.Option(help="learning rate")] = 3e-3,
     power: Annotated[float, typer.Option(help="bc: recency bias power")] = 1.0,
     last_k: Annotated[int, typer.Option(min=1, help="bc: iterations in the buffer")] = 4,
+    serve: Annotated[str, typer.Option(help="auto | vllm | transformers (in-process)")] = "auto",
     seed: Annotated[int, typer.Option()] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON last")] = False,
 ) -> None:
@@ -55,6 +56,7 @@ def loop_command(
         batch_size=batch_size,
         lr=lr,
         bc=BcSettings(power=power, last_k=last_k, seed=seed),
+        serve=serve,
         seed=seed,
     )
     try:

@@ -15,7 +15,10 @@ more, and a GPU user wants vLLM anyway.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
+import socket
+import subprocess
 import sys
 import threading
 import time
@@ -26,11 +29,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
+import httpx
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from webdojo.asgi import LOOPBACK, ThreadServer
+from webdojo.errors import ModelError
 from webdojo.models import ModelConfig
 
 
@@ -156,6 +161,46 @@ class PolicyServer:
 
 def vllm_available() -> bool:
     return importlib.util.find_spec("vllm") is not None
+
+
+class VllmServer:
+    """vLLM's OpenAI server on a saved checkpoint, as a child process on loopback.
+
+    Not exercised by our tests: vLLM needs a GPU, and this machine has neither it nor vLLM."""
+
+    def __init__(self, checkpoint: Path, model_name: str, start_timeout_s: float = 600) -> None:
+        self.model_name = model_name
+        with socket.socket() as sock:
+            sock.bind((LOOPBACK, 0))
+            self.port = int(sock.getsockname()[1])
+        self.base_url = f"http://{LOOPBACK}:{self.port}/v1"
+        self._command = vllm_command(checkpoint, self.port, model_name)
+        self._timeout = start_timeout_s
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def model_config(self, **settings: Any) -> ModelConfig:
+        return ModelConfig(base_url=self.base_url, model=self.model_name, **settings)
+
+    def __enter__(self) -> Self:
+        self._process = subprocess.Popen(self._command)
+        deadline = time.monotonic() + self._timeout
+        while time.monotonic() < deadline and self._process.poll() is None:
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"{self.base_url}/models", timeout=2).status_code == 200:
+                    return self
+            time.sleep(1)
+        self.__exit__(None, None, None)
+        raise ModelError(f"vLLM did not start serving {self.base_url} (see its log above)")
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self._process is not None and self._process.poll() is None:
+            self._process.terminate()
+            try:
+                self._process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
 
 
 def vllm_command(checkpoint: Path, port: int, model_name: str) -> list[str]:
