@@ -38,6 +38,14 @@ def bind_tcp(host: str, port: int) -> socket.socket:
     return sock
 
 
+def free_port(host: str = LOOPBACK) -> int:
+    """A TCP port free on ``host`` right now (for a child process, or a server started again
+    and again on the same port, to bind later)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
 def url_of(sock: socket.socket) -> str:
     host, port = sock.getsockname()[:2]
     host = f"[{host}]" if ":" in host else host

@@ -48,16 +48,16 @@ The ``fault`` says who is to blame, which decides how a trainer should treat the
     │   ├── MissingObservation         missing_observation (a step's context cannot be rebuilt)
     │   ├── UnknownTask                unknown_task    (server: no such task id)
     │   ├── Unauthorized               unauthorized    (server: missing/wrong bearer token)
-    │   └── InvalidRequest             invalid_request (server: malformed request body)
-    │       ├── RequestTooLarge        body_too_large
-    │       └── BadStartUrl            bad_start_url   (server: a start URL goto would refuse)
-    ├── TrainingError                  training_error  (the trainer's input, before it starts)
-    │   ├── ModelMismatch              model_mismatch  (tokenizer/processor vs model)
-    │   ├── EmptyTrainingData          empty_training_data
-    │   ├── NoRewards                  no_rewards      (rl: every advantage/reward is zero)
-    │   ├── MissingImages              missing_images  (a vision model without its images)
-    │   ├── ExampleTooLong             example_too_long (cannot be cut to --max-tokens)
-    │   └── ResumeMismatch             resume_mismatch (a checkpoint of other data/settings)
+    │   ├── InvalidRequest             invalid_request (server: malformed request body)
+    │   │   ├── RequestTooLarge        body_too_large
+    │   │   └── BadStartUrl            bad_start_url   (server: a start URL goto would refuse)
+    │   └── TrainingError              training_error  (the trainer's input, before it starts)
+    │       ├── ModelMismatch          model_mismatch  (tokenizer/processor vs model)
+    │       ├── EmptyTrainingData      empty_training_data
+    │       ├── NoRewards              no_rewards      (rl: every advantage/reward is zero)
+    │       ├── MissingImages          missing_images  (a vision model without its images)
+    │       ├── ExampleTooLong         example_too_long (cannot be cut to --max-tokens)
+    │       └── ResumeMismatch         resume_mismatch (a checkpoint of other data/settings)
     └── StateError                     invalid_state   (e.g. step after done)
         ├── UnknownSession             unknown_session (server: no such session id)
         ├── SessionClosed              session_closed  (server: already closed)

@@ -19,7 +19,6 @@ Use it as a context manager or through the fixtures in ``tests/fakes/conftest_pl
 from __future__ import annotations
 
 import asyncio
-import socket
 import threading
 import time
 from collections import deque
@@ -30,6 +29,8 @@ from typing import Any
 import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
+
+from webdojo.asgi import free_port
 
 FAKE_MODEL = "fake-model"
 
@@ -216,9 +217,7 @@ class FakeOpenAIServer:
 
 def unused_port() -> int:
     """A port nothing listens on (for connection-refused tests)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    return free_port()
 
 
 # --- helpers for assertions ----------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -12,10 +12,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from webdojo.errors import WebdojoError
+from webdojo.training.loop_report import LoopReport, pct
 from webdojo.training.selection import BcSettings
-
-if TYPE_CHECKING:
-    from webdojo.training.loop import LoopReport
 
 console = Console(soft_wrap=True)  # with --json, the JSON object is still the last stdout line
 errors = Console(stderr=True, soft_wrap=True)
@@ -77,9 +75,5 @@ def _table(report: LoopReport) -> Table:
         table.add_column(column, justify="right")
     for split in ("train", "held_out"):
         rates = (report.before, report.after, report.valid_before, report.valid_after)
-        table.add_row(split, *(_pct(r.get(split)) for r in rates))
+        table.add_row(split, *(pct(r.get(split)) for r in rates))
     return table
-
-
-def _pct(rate: float | None) -> str:
-    return "n/a" if rate is None else f"{rate:.0%}"

@@ -1,8 +1,10 @@
-"""Chat message content parts in the OpenAI format (text, and images as data URLs)."""
+"""Chat message content parts in the OpenAI format (text, and images as data URLs): written
+here, and read back here (``image_parts``, ``decode_image_part``)."""
 
 from __future__ import annotations
 
 import base64
+from dataclasses import dataclass
 from typing import Any
 
 _MIME = {"jpeg": "image/jpeg", "jpg": "image/jpeg", "png": "image/png", "webp": "image/webp"}
@@ -39,12 +41,36 @@ def message(role: str, *parts: dict[str, Any] | str) -> dict[str, Any]:
     return {"role": role, "content": items}
 
 
-def count_images(messages: list[dict[str, Any]]) -> int:
-    """How many image parts a message list carries (tests and logs use it)."""
-    return sum(
-        1
+def image_parts(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The image parts of ``messages``, in order."""
+    return [
+        part
         for m in messages
         if isinstance(m.get("content"), list)
-        for p in m["content"]
-        if p.get("type") == "image_url"
-    )
+        for part in m["content"]
+        if part.get("type") == "image_url"
+    ]
+
+
+def count_images(messages: list[dict[str, Any]]) -> int:
+    """How many image parts a message list carries (tests and logs use it)."""
+    return len(image_parts(messages))
+
+
+@dataclass(frozen=True)
+class ImageRef:
+    """An image part, decoded: its bytes and format (``png``, ``jpeg``...)."""
+
+    data: bytes
+    format: str
+
+
+def decode_image_part(part: dict[str, Any]) -> ImageRef:
+    """``{"type": "image_url", "image_url": {"url": "data:image/png;base64,..."}}`` -> bytes
+    (the inverse of ``image_part``)."""
+    url = part["image_url"]["url"]
+    head, _, payload = url.partition(",")
+    if not head.startswith("data:image/") or ";base64" not in head:
+        raise ValueError(f"not a base64 data URL image: {url[:40]!r}")
+    fmt = head.removeprefix("data:image/").split(";", 1)[0]
+    return ImageRef(base64.b64decode(payload), "jpeg" if fmt == "jpg" else fmt)

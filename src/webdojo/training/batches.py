@@ -15,7 +15,8 @@ from pathlib import Path
 import torch
 
 from webdojo.errors import EmptyTrainingData, MissingImages, NoRewards
-from webdojo.training.examples import Example, image_parts
+from webdojo.models.content import image_parts
+from webdojo.training.examples import Example
 from webdojo.training.objectives import Mode, credit
 
 

@@ -26,8 +26,9 @@ import torch
 from PIL import Image
 
 from webdojo.errors import ExampleTooLong, MissingImages, ModelMismatch
+from webdojo.models.content import decode_image_part
 from webdojo.training import processing as proc
-from webdojo.training.examples import Example, Message, decode_image_part
+from webdojo.training.examples import Example, Message
 from webdojo.training.tiny_models import ModelBundle
 
 IMAGE_PLACEHOLDER = "[screenshot not shown: this model reads text only]"

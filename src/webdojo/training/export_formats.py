@@ -39,8 +39,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from webdojo.errors import ConfigError
+from webdojo.models.content import decode_image_part
 from webdojo.training.contexts import describe
-from webdojo.training.examples import Example, Message, decode_image_part
+from webdojo.training.examples import Example, Message
 
 IMAGE = "<image>"  # LLaMA-Factory's and verl's image placeholder
 DATASET = "webdojo"  # the dataset's name in LLaMA-Factory's dataset_info.json

@@ -19,17 +19,15 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import socket
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 import torch
 from transformers.utils import logging as hf_logging
 
-from webdojo.asgi import LOOPBACK
+from webdojo.asgi import free_port
 from webdojo.errors import ConfigError
 from webdojo.judges.base import JudgeOptions
 from webdojo.judges.runner import judge_run
@@ -37,13 +35,15 @@ from webdojo.policies import OpenAIPolicy, ScriptedPolicy
 from webdojo.policies.base import Policy
 from webdojo.prompts import get_template
 from webdojo.rollout.run import RunConfig, run_job
-from webdojo.store.run_reader import read_run
+from webdojo.store.run_reader import StoredRun, read_run
 from webdojo.store.summary import summarize
 from webdojo.tasks.loader import TaskSet, load_spec
+from webdojo.training.batches import corpus_texts
 from webdojo.training.contexts import selection_examples
 from webdojo.training.examples import Example
 from webdojo.training.generate import bundle_generator
 from webdojo.training.loop_plot import write_loop_plot
+from webdojo.training.loop_report import LoopReport, Rates, pct
 from webdojo.training.policy_server import PolicyServer, VllmServer, vllm_available
 from webdojo.training.select_runs import SelectSettings, select
 from webdojo.training.selection import BcSettings
@@ -79,29 +79,7 @@ class LoopConfig:
     # URLs a model reads in its prompts are the ones it was trained on
 
 
-@dataclass
-class LoopReport:
-    before: dict[str, float | None] = field(default_factory=dict)  # split -> success rate
-    after: dict[str, float | None] = field(default_factory=dict)
-    # split -> share of replies that parsed into an action: a model learns the format long
-    # before it learns the tasks, and this shows it
-    valid_before: dict[str, float | None] = field(default_factory=dict)
-    valid_after: dict[str, float | None] = field(default_factory=dict)
-    iterations: list[dict[str, Any]] = field(default_factory=list)
-    seconds: float = 0.0
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-
 Say = Callable[[str], None]
-
-
-def free_port() -> int:
-    """A port free now on loopback (the loop binds it again for each of its runs)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((LOOPBACK, 0))
-        return int(sock.getsockname()[1])
 
 
 def split_tasks(task_set: TaskSet, config: LoopConfig) -> tuple[TaskSet, TaskSet]:
@@ -145,7 +123,7 @@ def run_loop(config: LoopConfig, say: Say = print) -> LoopReport:
         report.iterations.append({"iteration": number, "rollout_success": rate,
                                   "kept": summary.kept, "loss_first": result.loss_first,
                                   "loss_last": result.loss_last})  # fmt: skip
-        say(f"iteration {number}: rollout success {_pct(rate)}, trained on {summary.kept} "
+        say(f"iteration {number}: rollout success {pct(rate)}, trained on {summary.kept} "
             f"steps, loss {_num(result.loss_first)} -> {_num(result.loss_last)}")  # fmt: skip
     report.after, report.valid_after = _evaluate(
         config, bundle, train_set, held_set, out / "eval-after", say
@@ -162,7 +140,7 @@ def _demos(config: LoopConfig, tasks: TaskSet, out: Path, say: Say) -> Path:
     teacher = ScriptedPolicy(template=get_template(config.template))
     _run(config, tasks, teacher, out, "scripted")
     _judge(out)
-    say(f"demonstrations: {_pct(summarize(out).overall.success_rate)} of {len(tasks.tasks)} "
+    say(f"demonstrations: {pct(summarize(out).overall.success_rate)} of {len(tasks.tasks)} "
         "training tasks solved by the teacher")  # fmt: skip
     return out
 
@@ -171,11 +149,8 @@ def _initial_model(config: LoopConfig, demos: Path, out: Path) -> ModelBundle:
     """The model to start from; a tiny one gets a tokenizer trained on the demonstrations."""
     selection = out / "demos-selection"
     select([demos], selection, SelectSettings(rule="bc", judge=JUDGE))
-    corpus = [_text(example) for example in _examples(selection, config)]
+    corpus = corpus_texts(_examples(selection, config))  # what the trainer would train it on
     return load_bundle(config.model, corpus=corpus, seed=config.seed)
-
-
-Rates = dict[str, float | None]
 
 
 def _evaluate(
@@ -185,18 +160,17 @@ def _evaluate(
     rates: Rates = {}
     valid: Rates = {}
     for name, tasks in (("train", train_set), ("held_out", held)):
-        run = _rollout(config, bundle, tasks, out / name, temperature=0.0)
-        rates[name] = summarize(run).overall.success_rate
-        valid[name] = _parsed_share(run)
-    say(f"{out.name}: success {_pct(rates['train'])} on training tasks, "
-        f"{_pct(rates['held_out'])} on held-out tasks; replies that parsed: "
-        f"{_pct(valid['train'])} and {_pct(valid['held_out'])}")  # fmt: skip
+        stored = read_run(_rollout(config, bundle, tasks, out / name, temperature=0.0))
+        rates[name] = summarize(stored).overall.success_rate
+        valid[name] = _parsed_share(stored)
+    say(f"{out.name}: success {pct(rates['train'])} on training tasks, "
+        f"{pct(rates['held_out'])} on held-out tasks; replies that parsed: "
+        f"{pct(valid['train'])} and {pct(valid['held_out'])}")  # fmt: skip
     return rates, valid
 
 
-def _parsed_share(run: Path) -> float | None:
-    stored = read_run(run)
-    steps = [s for key in stored.episodes for s in stored.steps_of(key)]
+def _parsed_share(stored: StoredRun) -> float | None:
+    steps = list(stored.finished_steps())
     return None if not steps else sum(s.action is not None for s in steps) / len(steps)
 
 
@@ -255,14 +229,5 @@ def _train_config(config: LoopConfig, step_dir: Path, number: int) -> TrainConfi
     )
 
 
-def _text(example: Example) -> str:
-    parts = [m["content"] for m in example.messages if isinstance(m.get("content"), str)]
-    return "\n".join(parts)
-
-
 def _num(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
-
-
-def _pct(rate: float | None) -> str:
-    return "n/a" if rate is None else f"{rate:.0%}"

@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib.util
-import socket
 import subprocess
 import sys
 import threading
@@ -34,7 +33,7 @@ from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from webdojo.asgi import LOOPBACK, ThreadServer
+from webdojo.asgi import LOOPBACK, ThreadServer, free_port
 from webdojo.errors import ModelError
 from webdojo.models import ModelConfig
 
@@ -170,9 +169,7 @@ class VllmServer:
 
     def __init__(self, checkpoint: Path, model_name: str, start_timeout_s: float = 600) -> None:
         self.model_name = model_name
-        with socket.socket() as sock:
-            sock.bind((LOOPBACK, 0))
-            self.port = int(sock.getsockname()[1])
+        self.port = free_port()
         self.base_url = f"http://{LOOPBACK}:{self.port}/v1"
         self._command = vllm_command(checkpoint, self.port, model_name)
         self._timeout = start_timeout_s
