@@ -45,6 +45,7 @@ The ``fault`` says who is to blame, which decides how a trainer should treat the
     │   ├── TaskFileError              bad_task_file
     │   ├── RecordSchemaError          bad_record      (a stored record of a newer schema)
     │   ├── LabelFileError             bad_label_file  (a human-label file: file:line: field)
+│   ├── ArchiveError               bad_archive     (a cache archive, WARC or HAR file)
     │   ├── MissingObservation         missing_observation (a step's context cannot be rebuilt)
     │   ├── UnknownTask                unknown_task    (server: no such task id)
     │   ├── Unauthorized               unauthorized    (server: missing/wrong bearer token)
@@ -183,6 +184,13 @@ class PageCrashed(EnvError):
     code = "page_crashed"
 
 
+class CacheMiss(EnvError):
+    """Replay in strict mode met a request that no recorded one matches. ``details`` hold the
+    request (method, url) and its nearest recorded candidates."""
+
+    code = "cache_miss"
+
+
 # --- infrastructure faults ----------------------------------------------------------------
 
 
@@ -311,6 +319,14 @@ class LabelFileError(ConfigError):
     """A line of a human-label file (``webdojo.judges.human_labels``) that cannot be read."""
 
     code = "bad_label_file"
+
+
+class ArchiveError(ConfigError):
+    """A record/replay archive, WARC or HAR file that cannot be read: corrupt, truncated, of
+    another format version. ``details`` name the file and, where the rest was read, how many
+    records were skipped."""
+
+    code = "bad_archive"
 
 
 class MissingObservation(ConfigError):
