@@ -1,0 +1,172 @@
+"""Replay: a browser context served entirely from an archive.
+
+Every HTTP request of the context is routed here and answered from the archive (levels L0-L4,
+``webdojo.cache.matcher``) or refused; none is ever continued to the network. Requests to
+hosts the archive does not hold are aborted and counted (``aborted_outbound``); WebSockets
+are routed too and never reach a server. A miss on a recorded host is a 404 from webdojo, an
+abort, or (``strict``) a ``CacheMiss`` kept for the caller to raise.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from playwright.async_api import BrowserContext, Route, WebSocketRoute
+from playwright.async_api import Error as PlaywrightError
+
+from webdojo.cache.archive import Archive
+from webdojo.cache.determinism import Determinism, apply, seed_for
+from webdojo.cache.exchange import CapturedRequest, CapturedResponse
+from webdojo.cache.freshen import freshen, fulfil_headers, rename_jsonp
+from webdojo.cache.matcher import LEVELS, Match, Matcher
+from webdojo.cache.normalize import normalize
+from webdojo.cache.quiet import InFlight
+from webdojo.errors import CacheMiss
+
+OnMiss = Literal["404", "abort", "strict"]
+_MAX_MISSES_KEPT = 200
+
+
+@dataclass
+class ReplayStats:
+    requests: int = 0  # every HTTP(S) request the pages made
+    served: int = 0  # answered from the archive (L0-L4)
+    by_level: Counter[str] = field(default_factory=Counter)
+    misses: int = 0  # on a recorded host, nothing matched
+    aborted_outbound: int = 0  # to a host the archive does not hold: aborted, never sent
+    websockets: int = 0  # sockets the pages opened (none ever connects)
+    missed: list[dict[str, Any]] = field(default_factory=list)  # the first misses, with candidates
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "requests": self.requests,
+            "served": self.served,
+            "by_level": {level: self.by_level.get(level, 0) for level in LEVELS},
+            "misses": self.misses,
+            "aborted_outbound": self.aborted_outbound,
+            "websockets": self.websockets,
+        }
+
+    def add(self, other: ReplayStats) -> None:
+        self.requests += other.requests
+        self.served += other.served
+        self.by_level.update(other.by_level)
+        self.misses += other.misses
+        self.aborted_outbound += other.aborted_outbound
+        self.websockets += other.websockets
+        self.missed += other.missed[: max(0, _MAX_MISSES_KEPT - len(self.missed))]
+
+
+@dataclass
+class ReplayOptions:
+    on_miss: OnMiss = "404"  # what a miss on a recorded host gets
+    max_level: int = 4  # highest matching level tried
+    deterministic: bool = True  # seeded clock, randomness, no animations (determinism.py)
+
+
+class Replayer:
+    """Serves one context from an archive; a new one per context, so that repeated requests
+    replay in recorded order again for each episode."""
+
+    def __init__(self, archive: Archive, options: ReplayOptions | None = None) -> None:
+        self.archive = archive
+        self.options = options or ReplayOptions()
+        self.matcher = Matcher(archive.index, archive.rules, max_level=self.options.max_level)
+        self.stats = ReplayStats()
+        self.in_flight = InFlight()
+        self.errors: list[CacheMiss] = []  # strict mode: the misses, for the caller to raise
+        self._hosts = frozenset(h.split(":")[0] for h, _, _ in archive.index.hosts())
+
+    async def attach(self, context: BrowserContext) -> None:
+        if self.options.deterministic:
+            meta = self.archive.meta
+            await apply(context, Determinism(seed_for(meta.id), meta.epoch_ms))
+        await context.route("**/*", self._route)
+        await context.route_web_socket("**/*", self._websocket)
+
+    async def _route(self, route: Route) -> None:
+        self.in_flight.start()
+        try:
+            await self._answer(route)
+        except PlaywrightError:
+            pass  # the page went away while we answered: nothing to serve any more
+        finally:
+            self.in_flight.stop()
+
+    async def _answer(self, route: Route) -> None:
+        request = route.request
+        parts = urlsplit(request.url)
+        if parts.scheme not in ("http", "https"):
+            await route.abort("blockedbyclient")
+            return
+        self.stats.requests += 1
+        if (parts.hostname or "").lower() not in self._hosts:
+            self.stats.aborted_outbound += 1
+            await route.abort("blockedbyclient")
+            return
+        headers = await request.all_headers()
+        captured = CapturedRequest(
+            request.method.upper(),
+            request.url.split("#", 1)[0],
+            tuple(headers.items()),
+            request.post_data_buffer or b"",
+        )
+        match = self.matcher.match(captured, resource_type=request.resource_type)
+        response = self._response(captured, match)
+        if response is None:
+            await self._miss(route, captured, match)
+            return
+        self.stats.served += 1
+        self.stats.by_level[match.level or ""] += 1
+        await route.fulfill(
+            status=response.status,
+            headers=fulfil_headers(freshen(response.headers)),
+            body=response.body,
+        )
+
+    def _response(self, request: CapturedRequest, match: Match) -> CapturedResponse | None:
+        if match.synthesized is not None:
+            return match.synthesized
+        if match.entry is None:
+            return None
+        response = self.archive.response(match.entry)
+        recorded = normalize(CapturedRequest(match.entry.endpoint.method, match.entry.url))
+        body = rename_jsonp(response.body, normalize(request), recorded)
+        return CapturedResponse(response.status, response.headers, body, response.reason)
+
+    async def _miss(self, route: Route, request: CapturedRequest, match: Match) -> None:
+        self.stats.misses += 1
+        near = [
+            {"url": c.entry.url, "score": c.score, "differences": [list(d) for d in c.differences]}
+            for c in match.candidates
+        ]
+        if len(self.stats.missed) < _MAX_MISSES_KEPT:
+            self.stats.missed.append({"method": request.method, "url": request.url, "nearest": near})
+        if self.options.on_miss == "strict":
+            self.errors.append(
+                CacheMiss(f"no recorded response for {request.method} {request.url}",
+                          method=request.method, url=request.url, nearest=near)  # fmt: skip
+            )
+        if self.options.on_miss == "abort":
+            await route.abort("internetdisconnected")
+        else:
+            await route.fulfill(
+                status=404,
+                headers={"content-type": "text/plain", "x-webdojo-cache": "miss"},
+                body=f"webdojo replay: {request.method} {request.url} is not in the archive",
+            )
+
+    async def _websocket(self, ws: WebSocketRoute) -> None:
+        # never connect_to_server: the socket stays with us and closes
+        self.stats.websockets += 1
+        with contextlib.suppress(PlaywrightError):
+            await ws.close(code=1011, reason="webdojo replay: WebSockets are not recorded")
+
+    def raise_misses(self) -> None:
+        """Strict mode: raise the first miss, naming the request and its nearest candidates."""
+        if self.errors:
+            raise self.errors[0]
