@@ -168,6 +168,12 @@ async def test_two_loads_differ_only_in_volatile_fields(
         if field["host"] == "www.volatile.test":
             continue  # the search page, not loaded here
         assert a[key] == b[key] and len(a[key]) > 1, key
+    # Besides the canvas and the counter, the two pages look the same, pixel for pixel.
+    shots = [
+        await page.screenshot(mask=[page.locator("#noise"), page.locator("#counter")])
+        for page in (page_a, page_b)
+    ]
+    assert shots[0] == shots[1]
     api_a = [r for r in site.requests[first_seen:second_seen] if r.path == "/api/items"]
     api_b = [r for r in site.requests[second_seen:] if r.path == "/api/items"]
     for name in ("session", "csrftoken"):
@@ -189,3 +195,22 @@ async def test_the_search_page_is_a_link_away(browser: BrowserHost, site: Volati
     await page.wait_for_function(DONE_JS, timeout=10_000)
     assert "Felt Fedora" in await page.inner_text("#results")
     await page.context.close()
+
+
+@pytest.mark.browser
+async def test_the_page_settles_when_its_requests_fail(
+    browser: BrowserHost, site: VolatileSite
+) -> None:
+    context = await browser.browser.new_context(service_workers="block")
+    await context.route("http://api.volatile.test/**", lambda route: route.abort())
+    await context.route("http://stats.volatile.test/**", lambda route: route.abort())
+    await context.route_web_socket("**/ws", lambda ws: ws.close())
+    page = await context.new_page()
+    await page.goto(site.start_url)
+    await page.wait_for_function(DONE_JS, timeout=10_000)
+    status = await page.evaluate("window.__volatileStatus")
+    assert status["items-shoes-1"].startswith("error") and status["socket"].startswith("error")
+    assert status["logo"] == "ok"
+    assert await page.inner_text("#socket") == "unavailable"
+    assert await page.inner_text("h1") == "Volatile Shop"
+    await context.close()

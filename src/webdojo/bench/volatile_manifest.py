@@ -54,6 +54,12 @@ TRAP_PARAMS: Final[tuple[dict[str, str], ...]] = (
 # answers with the recorded value (the old JSONP callback name), which the page never defined.
 ECHOED_FIELDS: Final[tuple[dict[str, str], ...]] = (_field(API, "/api/promo", "query", "callback"),)
 
+# Random values the browser itself adds, not the site: left out of MANIFEST because a cache
+# that never sees WebSocket handshakes should not lose recall over them.
+BROWSER_VOLATILE: Final[tuple[dict[str, str], ...]] = (
+    _field(API, "/ws", "header", "sec-websocket-key"),
+)
+
 
 def manifest() -> list[dict[str, str]]:
     """The true volatile request fields (fresh copies)."""

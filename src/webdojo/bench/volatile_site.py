@@ -23,6 +23,7 @@ import time
 from webdojo.asgi import ThreadServer
 from webdojo.bench.volatile_app import SeenRequest, SiteState, create_app
 from webdojo.bench.volatile_manifest import (
+    BROWSER_VOLATILE,
     ECHOED_FIELDS,
     HOSTS,
     MANIFEST,
@@ -35,6 +36,8 @@ from webdojo.bench.volatile_manifest import (
 )
 
 __all__ = [
+    "BROWSER_VOLATILE",
+    "DONE_JS",
     "ECHOED_FIELDS",
     "HOSTS",
     "MANIFEST",

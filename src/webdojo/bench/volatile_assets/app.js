@@ -122,8 +122,11 @@
     return task("socket", () => new Promise((resolve, reject) => {
       let ws;
       try { ws = new WebSocket(WS + "/ws"); } catch (err) { el("socket").textContent = "unavailable"; reject(err); return; }
-      ws.onmessage = (event) => { el("socket").textContent = event.data; ws.close(); resolve(); };
-      ws.onerror = () => { el("socket").textContent = "unavailable"; reject(new Error("socket failed")); };
+      let heard = false;
+      const fail = (why) => { el("socket").textContent = "unavailable"; reject(new Error(why)); };
+      ws.onmessage = (event) => { heard = true; el("socket").textContent = event.data; ws.close(); resolve(); };
+      ws.onerror = () => { if (!heard) fail("socket failed"); };
+      ws.onclose = () => { if (!heard) fail("socket closed before a message"); };
     }));
   }
 
