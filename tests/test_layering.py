@@ -75,7 +75,17 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
         "tasks",
     ),
     "checks": (*CORE, "browser", "policies", "rollout", "sites", "store", "tasks"),
-    "bench": (*CORE, "local_http", "browser", "rollout", "server", "sites", "store", "tasks"),
+    "bench": (
+        *CORE,
+        "asgi",
+        "local_http",
+        "browser",
+        "rollout",
+        "server",
+        "sites",
+        "store",
+        "tasks",
+    ),
     "viewer": (*CORE, "asgi", "store", "tasks"),
     "cli": (
         *CORE,

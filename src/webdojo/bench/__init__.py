@@ -9,4 +9,7 @@ Nothing in ``server/`` or ``rollout/`` imports them.
   ``server_report``.
 * ``worker_bench`` (``python -m webdojo.bench.worker_bench``): one server worker's
   per-operation queues against one FIFO, and warm against cold creates.
+* ``volatile_site`` (with ``volatile_app``, ``volatile_manifest`` and ``volatile_assets/``): a
+  local site full of volatile requests under fake host names, for the record/replay cache's
+  benchmark; its manifest is the ground truth of which request fields change.
 """
