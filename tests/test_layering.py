@@ -35,7 +35,10 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "asgi": ("errors",),
     "tasks": CORE,
     "parsing": CORE,
-    "browser": CORE,
+    # the cache below the browser: a session replaying an archive attaches its replayer
+    "cache": CORE,
+    "cache.drive": (*CORE, "browser", "cache"),  # launches browsers to record and replay
+    "browser": (*CORE, "cache.archive", "cache.replayer"),
     "models": CORE,
     "prompts": (*CORE, "parsing", "models", "tasks"),
     "policies": (*CORE, "parsing", "models", "prompts", "tasks"),
@@ -80,6 +83,7 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
         "asgi",
         "local_http",
         "browser",
+        "cache",
         "rollout",
         "server",
         "sites",
@@ -90,6 +94,7 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "cli": (
         *CORE,
         "bench",
+        "cache",
         "checks",
         "doctor",
         "judges",

@@ -1,0 +1,197 @@
+"""``webdojo cache record|replay|lookup|learn|import|stats``: thin shells over ``webdojo.cache``.
+
+Exit codes: 0 done; 1 a strict replay missed; 2 bad input (a ``WebdojoError``).
+With ``--json`` the last stdout line is one JSON object.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from webdojo.errors import CacheMiss, WebdojoError
+
+cache_app = typer.Typer(no_args_is_help=True, help="Record websites and replay them offline.")
+console = Console(soft_wrap=True)
+errors = Console(stderr=True, soft_wrap=True)
+
+ResolveOpt = Annotated[
+    list[str] | None,
+    typer.Option("--resolve", help="HOST=ADDR:PORT: map a host name to a loopback address"),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="print the result as JSON last")]
+RulesOpt = Annotated[
+    list[Path] | None, typer.Option("--rules", help="extra YAML rule files (per domain and path)")
+]
+
+
+@contextmanager
+def _exits() -> Iterator[None]:
+    try:
+        yield
+    except CacheMiss as exc:
+        errors.print(f"[red]miss[/red] {escape(str(exc))}")
+        for near in exc.details.get("nearest", []):
+            errors.print(f"  nearest: {escape(near['url'])} (score {near['score']})")
+        raise typer.Exit(code=1) from exc
+    except WebdojoError as exc:
+        errors.print(f"[red]error[/red] {escape(str(exc))}")
+        raise typer.Exit(code=2) from exc
+
+
+def _emit(data: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(data))
+
+
+@cache_app.command("record")
+def record_command(
+    target: Annotated[str, typer.Argument(help="a URL to load (a task file: not yet)")],
+    out: Annotated[Path, typer.Option(help="the archive directory to write")],
+    visits: Annotated[int, typer.Option(min=1, help="record the session this many times")] = 1,
+    resolve: ResolveOpt = None,
+    overwrite: Annotated[bool, typer.Option(help="replace an archive already at --out")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Load a URL in fresh browser contexts and archive every request and response (WARC +
+    index). Only the URL's host and the --resolve hosts are contacted."""
+    from webdojo.cache.drive import DriveConfig, record_url
+
+    with _exits():
+        _require_url(target)
+        config = DriveConfig(resolve=tuple(resolve or ()))
+        report = asyncio.run(record_url(target, out, visits, config, overwrite))
+    table = Table(title=f"recorded {target}", title_justify="left")
+    table.add_column("visit", justify="right")
+    table.add_column("exchanges", justify="right")
+    for visit, count in enumerate(report.per_visit):
+        table.add_row(str(visit), str(count))
+    console.print(table)
+    if report.blocked:
+        console.print(f"not contacted (host not allowed): {dict(report.blocked)}")
+    console.print(f"archive: {out}")
+    _emit(report.to_json(out), as_json)
+
+
+def _require_url(target: str) -> None:
+    from webdojo.errors import ConfigError
+
+    if not target.startswith(("http://", "https://")):
+        raise ConfigError(
+            f"{target!r} is not an http(s) URL; recording a task file with a policy is not "
+            "built yet (record each start URL instead)"
+        )
+
+
+@cache_app.command("replay")
+def replay_command(
+    archive: Annotated[Path, typer.Argument(help="an archive directory")],
+    url: Annotated[str, typer.Option(help="the page to load from the archive")],
+    repeat: Annotated[int, typer.Option(min=1, help="load it this many times")] = 1,
+    resolve: ResolveOpt = None,
+    strict: Annotated[bool, typer.Option(help="a miss is an error (exit 1)")] = False,
+    deterministic: Annotated[
+        bool, typer.Option(help="seeded clock and randomness, no animations")
+    ] = True,
+    rules: RulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Load a page from an archive with no network at all; report what was served at which
+    level, what missed, what was refused, and a screenshot hash per repeat."""
+    from webdojo.cache.drive import DriveConfig, replay_url
+    from webdojo.cache.replayer import ReplayOptions
+
+    options = ReplayOptions(on_miss="strict" if strict else "404", deterministic=deterministic)
+    with _exits():
+        config = DriveConfig(resolve=tuple(resolve or ()))
+        report = asyncio.run(replay_url(archive, url, repeat, config, options, tuple(rules or ())))
+    stats = report.stats
+    console.print(_levels_table(stats.to_json(), f"replayed {url} x{repeat}"))
+    for miss in stats.missed[:10]:
+        console.print(f"[yellow]miss[/yellow] {escape(miss['method'])} {escape(miss['url'])}")
+    distinct = len(set(report.screenshot_hashes))
+    console.print(f"screenshots: {distinct} distinct of {len(report.screenshot_hashes)}")
+    _emit(report.to_json(), as_json)
+
+
+def _levels_table(stats: dict[str, Any], title: str) -> Table:
+    table = Table(title=title, title_justify="left")
+    table.add_column("what")
+    table.add_column("requests", justify="right")
+    table.add_column("share", justify="right")
+    total = max(1, int(stats.get("requests", 0)))
+    rows = [(f"served at {k}", v) for k, v in stats.get("by_level", {}).items()]
+    rows += [("missed", stats.get("misses", 0)), ("aborted (host not in the archive)",
+             stats.get("aborted_outbound", 0))]  # fmt: skip
+    for name, count in rows:
+        table.add_row(name, str(count), f"{100 * count / total:.1f}%")
+    table.add_row("all", str(stats.get("requests", 0)), "")
+    return table
+
+
+@cache_app.command("lookup")
+def lookup_command(
+    archive: Annotated[Path, typer.Argument(help="an archive directory")],
+    url: Annotated[str, typer.Argument(help="the request URL")],
+    method: Annotated[str, typer.Option(help="the request method")] = "GET",
+    body: Annotated[Path | None, typer.Option(help="a file holding the request body")] = None,
+    header: Annotated[
+        list[str] | None, typer.Option(help="NAME: VALUE, a request header (repeatable)")
+    ] = None,
+    rules: RulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Which recorded request an incoming one matches, at which level; the nearest
+    candidates and how they differ when it misses."""
+    from webdojo.cache.lookup import lookup
+
+    with _exits():
+        result = lookup(archive, url, method, body, tuple(header or ()), tuple(rules or ()))
+    console.print(_lookup_text(result))
+    _emit(result, as_json)
+
+
+def _lookup_text(result: dict[str, Any]) -> str:
+    lines = [f"{result['method']} {escape(result['url'])}"]
+    if result["level"]:
+        lines.append(f"[green]match at {result['level']}[/green]: {escape(str(result['match']))}")
+    else:
+        lines.append("[red]miss[/red]")
+    for near in result["nearest"]:
+        lines.append(f"  nearest (score {near['score']}): {escape(near['url'])}")
+        for where, name, mine, theirs in near["differences"]:
+            lines.append(f"    {where} {escape(name)}: {escape(mine)} != {escape(theirs)}")
+    return "\n".join(lines)
+
+
+@cache_app.command("stats")
+def stats_command(
+    archive: Annotated[Path, typer.Argument(help="an archive directory")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Entries, hosts and bytes of an archive, and the hit rates of its last replay."""
+    from webdojo.cache.stats import archive_stats
+
+    with _exits():
+        stats = archive_stats(archive)
+    hosts = Table(title=f"{archive}: {stats['entries']} entries, {stats['bytes']} body bytes",
+                  title_justify="left")  # fmt: skip
+    for name in ("host", "entries", "bytes"):
+        hosts.add_column(name, justify="left" if name == "host" else "right")
+    for row in stats["hosts"]:
+        hosts.add_row(escape(row["host"]), str(row["entries"]), str(row["bytes"]))
+    console.print(hosts)
+    if stats["last_replay"]:
+        console.print(_levels_table(stats["last_replay"], "last replay"))
+    else:
+        console.print("no replay yet")
+    _emit(stats, as_json)
