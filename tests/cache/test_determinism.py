@@ -248,3 +248,38 @@ def test_script_carries_the_parameters() -> None:
 def test_bad_parameters_are_config_errors(seed: int, epoch_ms: int) -> None:
     with pytest.raises(ConfigError):
         Determinism(seed=seed, epoch_ms=epoch_ms)
+
+
+WRITTEN = """<html><head><style>
+  @keyframes spin { to { transform: rotate(360deg); } }
+  .spin { animation: spin 1s linear infinite; }
+  #bar { width: 10px; transition: width 3s linear; } #bar.wide { width: 300px; }
+</style></head><body><input id="in" autofocus><div id="bar"></div><div id="host"></div>
+<script>
+  const bar = document.getElementById("bar");
+  bar.offsetWidth;
+  bar.classList.add("wide");
+  const root = document.getElementById("host").attachShadow({ mode: "open" });
+  root.innerHTML = "<style>@keyframes s{to{opacity:0}} p{animation:s 1s infinite}</style><p>x</p>";
+</script></body></html>"""
+
+MOTION = """() => [
+  document.getAnimations().length,
+  document.getElementById("host").shadowRoot.getAnimations().length,
+  getComputedStyle(document.getElementById("bar")).width,
+  getComputedStyle(document.getElementById("in")).caretColor,
+]"""
+
+
+@pytest.mark.browser
+async def test_motion_is_still_in_a_written_document(det_host: BrowserHost) -> None:
+    # setContent writes the page from a script, before any <html> exists for the <style>: the
+    # adopted sheet must already apply. Shadow roots get their own copy of the rules.
+    context = await _context(det_host, DET)
+    try:
+        page = await context.new_page()
+        await page.set_content(WRITTEN)
+        got = await page.evaluate(MOTION)
+    finally:
+        await context.close()
+    assert got == [0, 0, "300px", "rgba(0, 0, 0, 0)"]

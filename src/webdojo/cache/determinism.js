@@ -127,13 +127,28 @@
   const doc = globalThis.document;
   if (!doc) return; // not a window (defensive: init scripts only run in documents)
 
+  // The rules go in twice, on purpose:
+  // - as a constructed sheet adopted by the document: it applies at once, with no element to
+  //   wait for, so that a script that runs before <html> exists (a page written with
+  //   document.write from another script, as Playwright's setContent does) already sees them;
+  // - as a <style> first in <html>: its layer is then declared before any of the page's own,
+  //   which adopted sheets (ordered after every <style> and <link>) cannot guarantee, and it
+  //   stays if the page replaces document.adoptedStyleSheets.
+  const canAdopt = typeof CSSStyleSheet === "function" && "adoptedStyleSheets" in Document.prototype;
+  const sheetOf = (css) => {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(css);
+    return sheet;
+  };
+  if (canAdopt) doc.adoptedStyleSheets = [sheetOf(DOC_CSS), ...doc.adoptedStyleSheets];
+
   const style = doc.createElement("style");
   style.setAttribute("data-webdojo", "determinism");
   style.textContent = DOC_CSS;
   // At document start there is usually no <html> yet: put the style in as soon as there is
-  // one (first in tree order, so its layer is declared first), and again whenever the page
-  // takes it out (document.open, innerHTML on <html>). The observer watches only the document's
-  // and the root's children, not the whole tree, so it costs nothing on busy pages.
+  // one, and again whenever the page takes it out (document.open, innerHTML on <html>). The
+  // observer watches only the document's and the root's children, not the whole tree, so it
+  // costs nothing on busy pages.
   const observer = new MutationObserver(ensureStyle);
   observer.observe(doc, { childList: true });
   function ensureStyle() {
@@ -145,9 +160,8 @@
   ensureStyle();
 
   // Shadow roots do not see document styles: give each new one the same rules.
-  if (typeof CSSStyleSheet === "function" && "adoptedStyleSheets" in Document.prototype) {
-    const sheet = new CSSStyleSheet();
-    sheet.replaceSync(SHADOW_CSS);
+  if (canAdopt) {
+    const sheet = sheetOf(SHADOW_CSS);
     const attachShadow = Element.prototype.attachShadow;
     define(Element.prototype, "attachShadow", function attachShadowWithStill(...args) {
       const root = attachShadow.apply(this, args);
