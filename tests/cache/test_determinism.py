@@ -283,3 +283,27 @@ async def test_motion_is_still_in_a_written_document(det_host: BrowserHost) -> N
     finally:
         await context.close()
     assert got == [0, 0, "300px", "rgba(0, 0, 0, 0)"]
+
+
+DOC_TOKEN = "window[Symbol.for('webdojo')].doc"
+
+
+@pytest.mark.browser
+async def test_applies_to_a_session_and_keeps_its_document_tokens(
+    det_host: BrowserHost, url: str
+) -> None:
+    # A session's hooks.js (installed first, by new_session) takes a random token per document
+    # to notice navigations: it must keep the real Math.random, while the page gets the seeded
+    # one. The session's page exists already; the script still applies from its next load.
+    session = await det_host.new_session()
+    try:
+        await apply(session.page.context, DET)
+        tokens, randoms = [], []
+        for _ in range(2):
+            await session.goto(url + "frame")
+            tokens.append(await session.page.evaluate(DOC_TOKEN))
+            randoms.append(await session.page.evaluate(RANDOMS))
+    finally:
+        await session.aclose()
+    assert tokens[0] != tokens[1]
+    assert randoms[0] == randoms[1] == await _evaluate(det_host, url, DET, RANDOMS)
