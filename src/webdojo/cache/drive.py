@@ -46,7 +46,9 @@ def resolver_rules(resolve: Sequence[str]) -> tuple[str, frozenset[str]]:
         name, sep, target = item.partition("=")
         addr, _, port = target.rpartition(":")
         if not (sep and name and addr and port.isdigit()):
-            raise ConfigError(f"--resolve {item!r}: expected HOST=ADDR:PORT, e.g. shop.test=127.0.0.1:8000")
+            raise ConfigError(
+                f"--resolve {item!r}: expected HOST=ADDR:PORT, e.g. shop.test=127.0.0.1:8000"
+            )
         try:
             loopback = addr == "localhost" or ipaddress.ip_address(addr.strip("[]")).is_loopback
         except ValueError:

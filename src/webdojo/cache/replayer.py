@@ -145,11 +145,17 @@ class Replayer:
             for c in match.candidates
         ]
         if len(self.stats.missed) < _MAX_MISSES_KEPT:
-            self.stats.missed.append({"method": request.method, "url": request.url, "nearest": near})
+            self.stats.missed.append(
+                {"method": request.method, "url": request.url, "nearest": near}
+            )
         if self.options.on_miss == "strict":
             self.errors.append(
-                CacheMiss(f"no recorded response for {request.method} {request.url}",
-                          method=request.method, url=request.url, nearest=near)  # fmt: skip
+                CacheMiss(
+                    f"no recorded response for {request.method} {request.url}",
+                    method=request.method,
+                    url=request.url,
+                    nearest=near,
+                )  # fmt: skip
             )
         if self.options.on_miss == "abort":
             await route.abort("internetdisconnected")

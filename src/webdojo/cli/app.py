@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from webdojo.cli.cache import cache_app
 from webdojo.cli.export import register as register_export
 from webdojo.cli.judge import judge_app
 from webdojo.cli.select import register as register_select
@@ -29,6 +30,7 @@ app.add_typer(bench_app, name="bench")
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(judge_app, name="judge")
 app.add_typer(train_app, name="train")
+app.add_typer(cache_app, name="cache")
 register_select(app)
 register_export(app)
 
