@@ -72,8 +72,8 @@ def _load_json(path: Path, data: bytes) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        ended = exc.pos >= len(text.rstrip())
-        hint = " (the file ends there: truncated?)" if ended else ""
+        ended = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated")
+        hint = f" (the file ends unfinished at character {len(text)}: truncated?)" if ended else ""
         raise ArchiveError(
             f"{path}: not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}{hint}",
             file=str(path),

@@ -58,8 +58,12 @@ def sniff(path: Path, head: bytes) -> Kind:
             inner = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head)
         except zlib.error as exc:
             raise ArchiveError(
-                f"{path}: starts like gzip but does not decompress: {exc}", file=str(path)
+                f"{path}: gzip, but its start does not decompress: {exc}", file=str(path)
             ) from exc
+        if not inner:
+            raise ArchiveError(
+                f"{path}: gzip, but its start decompresses to nothing readable", file=str(path)
+            )
     if inner[:2] in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16 with its byte-order mark
         inner = inner[: len(inner) // 2 * 2].decode("utf-16", "replace").encode("utf-8")
     text = inner.lstrip(b"\xef\xbb\xbf").lstrip()
