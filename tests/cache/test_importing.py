@@ -305,3 +305,16 @@ def test_revisits_resolve_across_files_of_one_import(tmp_path: Path) -> None:
     assert len(result.exchanges) == 4 and not result.skipped
     assert [x.seq for x in result.exchanges] == [0, 1, 2, 3]
     assert result.exchanges[1].response.body == result.exchanges[0].response.body
+
+
+def test_corrupt_gzip_member_is_skipped_and_reading_resyncs(tmp_path: Path) -> None:
+    data = bytearray(_real("iana/iana.warc.gz").read_bytes())
+    data[42000:42040] = bytes(40)  # inside the member of the screen.css response (offset 41238)
+    path = tmp_path / "corrupt.warc.gz"
+    path.write_bytes(bytes(data))
+    result = _one(path)
+    first = result.skipped[0]
+    assert first.where == "offset 41238" and "corrupt gzip data in this record" in first.reason
+    revisits = [s for s in result.skipped if s.reason.startswith("revisit of")]
+    assert len(revisits) == 15 and all("not found" in s.reason for s in revisits)
+    assert len(result.exchanges) == 171 - 16  # the response and its revisits, nothing else

@@ -31,6 +31,9 @@ from webdojo.errors import ArchiveError
 # conversion, dns: responses, file: resources) are counted and left out
 _HTTP_TYPES = {"request", "response", "revisit", "resource"}
 
+# what warcio writes on stderr when a gzip member does not decompress (then it reads nothing)
+_GZIP_ERROR = "while decompressing data:"
+
 
 @dataclass(frozen=True)
 class Record:
@@ -55,6 +58,15 @@ class Scan:
     notes: list[str] = field(default_factory=list)
     ignored: dict[str, int] = field(default_factory=dict)  # record kind -> count
     stopped: str | None = None  # why reading ended before the end of the file
+    corrupt_at: int | None = None  # offset of a gzip member that did not decompress
+
+    def extend(self, other: Scan) -> None:
+        self.records += other.records
+        self.skipped += other.skipped
+        self.notes += other.notes
+        for kind, n in other.ignored.items():
+            self.ignored[kind] = self.ignored.get(kind, 0) + n
+        self.stopped, self.corrupt_at = other.stopped, other.corrupt_at
 
 
 def scan(path: Path) -> Scan:
@@ -82,17 +94,33 @@ def _is_gzip(path: Path) -> bool:
 def _scan_open(path: Path, stream: bool) -> Scan:
     try:
         with path.open("rb") as raw:
-            fh = cast(IO[bytes], gzip.GzipFile(fileobj=raw)) if stream else raw
-            return _scan_stream(path, fh)
+            if stream:
+                return _scan_stream(path, cast(IO[bytes], gzip.GzipFile(fileobj=raw)))
+            out = _scan_stream(path, raw)
+            while out.corrupt_at is not None:  # resync at the next gzip member
+                start = _next_member(raw, out.corrupt_at + 1)
+                if start is None:
+                    break
+                raw.seek(start)
+                out.extend(_scan_stream(path, raw))
+            return out
     except OSError as exc:
         raise ArchiveError(f"{path}: cannot read: {exc}", file=str(path)) from exc
+
+
+def _next_member(fh: IO[bytes], start: int) -> int | None:
+    """Offset of the next gzip member header (magic, deflate method) at or after ``start``."""
+    fh.seek(start)
+    data = fh.read()
+    found = data.find(b"\x1f\x8b\x08")
+    return None if found < 0 else start + found
 
 
 def _scan_stream(path: Path, fh: IO[bytes]) -> Scan:
     out = Scan()
     warnings = io.StringIO()
     iterator = ArchiveIterator(fh, arc2warc=True)
-    # warcio reports suspect records on stderr; catch that to report it with the file
+    # warcio reports suspect records on stderr (and a corrupt gzip member there only)
     with contextlib.redirect_stderr(warnings):
         records = iter(iterator)
         while True:
@@ -111,8 +139,24 @@ def _scan_stream(path: Path, fh: IO[bytes]) -> Scan:
                     )
                 )
                 break
+            seen, kept, skipped = len(warnings.getvalue()), len(out.records), len(out.skipped)
             _take(path, record, iterator, out)
-    out.notes += [f"warcio: {_one_line(w)}" for w in warnings.getvalue().split("\n\n") if w.strip()]
+            error = warnings.getvalue()[seen:]
+            if _GZIP_ERROR in error:
+                del out.records[kept:], out.skipped[skipped:]
+                out.corrupt_at = iterator.get_record_offset()
+                reason = _one_line(error.split(_GZIP_ERROR)[1].split("Error")[0])
+                out.skipped.append(
+                    Skipped(
+                        str(path),
+                        f"offset {out.corrupt_at}",
+                        f"corrupt gzip data in this record ({reason}): "
+                        "skipped to the next gzip member",
+                    )
+                )
+                break
+    kept_warnings = [w for w in warnings.getvalue().split("\n\n") if _GZIP_ERROR not in w]
+    out.notes += [f"warcio: {_one_line(w)}" for w in kept_warnings if w.strip()]
     return out
 
 
@@ -125,8 +169,11 @@ def _take(path: Path, record: ArcWarcRecord, iterator: ArchiveIterator, out: Sca
     payload = record.raw_stream.read()
     missing = getattr(record.raw_stream, "limit", 0)
     offset = iterator.get_record_offset()
-    kind = record.rec_type or "unknown"
+    kind = record.rec_type
     uri = _target(record)
+    if not kind:
+        out.skipped.append(Skipped(str(path), f"offset {offset}", "record has no WARC-Type"))
+        return
     if kind not in _HTTP_TYPES or not uri.lower().startswith(("http://", "https://")):
         out.ignored[kind] = out.ignored.get(kind, 0) + 1
         return
