@@ -158,7 +158,7 @@ def test_rule_files_round_trip_and_bad_files_say_where(tmp_path: Path) -> None:
     dump_rules([rule], path)
     assert load_rules(path) == [rule]
     path.write_text("webdojo_rules: 1\ndomains:\n  a.test:\n    /:\n      - {wher: query}\n")
-    with pytest.raises(ConfigError, match="a.test / rule 1"):
+    with pytest.raises(ConfigError, match=r"a\.test / rule 1"):
         load_rules(path)
 
 

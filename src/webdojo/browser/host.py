@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import os
 import weakref
+from pathlib import Path
 from types import TracebackType
 
 from playwright.async_api import Browser, Playwright, async_playwright
@@ -22,6 +23,8 @@ from webdojo.browser.dom import HOOKS_JS
 from webdojo.browser.guard import first_line
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.session import SETUP_TIMEOUT_S, BrowserSession
+from webdojo.cache.archive import Archive
+from webdojo.cache.replayer import Replayer
 from webdojo.errors import BrowserClosed, ChromiumNotFound, InfraError
 
 
@@ -37,6 +40,7 @@ class BrowserHost:
         self.version: str = browser.version
         self.pid = pid  # Chromium's main process; None if the browser did not say
         self._sessions: weakref.WeakSet[BrowserSession] = weakref.WeakSet()
+        self._archives: dict[str, Archive] = {}  # opened once, shared by the sessions replaying
         self._closed = False
 
     @classmethod
@@ -103,12 +107,20 @@ class BrowserHost:
             # The init script first: a page that Playwright sets up while a context-level
             # script is being added can miss it (CI once saw a document without hooks).
             await session._add_init_script(HOOKS_JS)
+            if options.archive:  # after the hooks: their document tokens stay truly random
+                session.replayer = Replayer(self._archive(options.archive))
+                await session.replayer.attach(context)
             await session._open()
         except BaseException:
             await session.aclose()
             raise
         self._sessions.add(session)
         return session
+
+    def _archive(self, path: str) -> Archive:
+        if path not in self._archives:
+            self._archives[path] = Archive.open(Path(path))
+        return self._archives[path]
 
     def _forget(self, session: BrowserSession) -> None:
         self._sessions.discard(session)
@@ -120,6 +132,8 @@ class BrowserHost:
         for session in list(self._sessions):
             await session.aclose()
         self._closed = True
+        for archive in self._archives.values():
+            archive.close()
         with contextlib.suppress(PlaywrightError, TimeoutError):
             await asyncio.wait_for(self._browser.close(), 10)
         with contextlib.suppress(PlaywrightError, TimeoutError):

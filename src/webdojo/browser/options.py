@@ -22,6 +22,7 @@ class SessionOptions:
     user_agent: str | None = None  # None = Chromium's own
     color_scheme: Literal["light", "dark", "no-preference"] = "light"
     final_text_chars: int = 20_000  # cap on the page text kept in FinalState
+    archive: str | None = None  # serve every request from this cache archive (no network)
 
     def __post_init__(self) -> None:
         if not (self.viewport_width >= 100 and self.viewport_height >= 100):
@@ -42,4 +43,5 @@ class SessionOptions:
             self.timezone_id,
             self.user_agent,
             self.color_scheme,
+            self.archive,
         )

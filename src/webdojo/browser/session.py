@@ -51,6 +51,7 @@ _NETWORK_ERROR = re.compile(
 
 if TYPE_CHECKING:
     from webdojo.browser.host import BrowserHost
+    from webdojo.cache.replayer import Replayer
 
 __all__ = ["BrowserSession", "SessionOptions", "SessionState"]
 
@@ -75,6 +76,7 @@ class BrowserSession:
         self._guard = Guard(self._tabs, host.is_connected)
         self._executor = Executor(self._tabs, self._guard, options)
         self._element_ids: frozenset[int] | None = None
+        self.replayer: Replayer | None = None  # set when the session replays an archive
 
     def adopt(self, options: SessionOptions) -> None:
         """Give a pre-created (warm) session its episode's options before first use. Only the

@@ -7,7 +7,7 @@ from typing import Any
 
 from webdojo.cache.archive import Archive
 from webdojo.cache.exchange import CapturedRequest
-from webdojo.cache.matcher import Matcher
+from webdojo.cache.matcher import Candidate, Matcher
 from webdojo.errors import ConfigError
 
 
@@ -44,13 +44,10 @@ def lookup(
         "level": match.level,
         "match": match.entry.url if match.entry else ("synthesized" if match.synthesized else None),
         "entry": match.entry.id if match.entry else None,
-        "nearest": [
-            {
-                "url": c.entry.url,
-                "entry": c.entry.id,
-                "score": c.score,
-                "differences": [list(d) for d in c.differences],
-            }
-            for c in nearest
-        ],  # fmt: skip
+        "nearest": [_candidate(c) for c in nearest],
     }
+
+
+def _candidate(c: Candidate) -> dict[str, Any]:
+    differences = [list(d) for d in c.differences]
+    return {"url": c.entry.url, "entry": c.entry.id, "score": c.score, "differences": differences}

@@ -155,7 +155,7 @@ class Replayer:
                     method=request.method,
                     url=request.url,
                     nearest=near,
-                )  # fmt: skip
+                )
             )
         if self.options.on_miss == "abort":
             await route.abort("internetdisconnected")

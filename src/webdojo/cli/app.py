@@ -62,6 +62,7 @@ RUN_HELP = {
     "server": "run the browsers on a `webdojo serve` server at this URL",
     "token": "that server's bearer token",
     "json": "print a JSON summary as the last stdout line",
+    "archive": "replay every page from this cache archive (`webdojo cache record`); no network",
 }
 
 
@@ -82,6 +83,7 @@ def run(
         str | None, typer.Option(help=RUN_HELP["token"], envvar="WEBDOJO_SERVER_TOKEN")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help=RUN_HELP["json"])] = False,
+    archive: Annotated[Path | None, typer.Option(help=RUN_HELP["archive"])] = None,
 ) -> None:
     """Roll out a policy on a task set, verify every episode, store and summarize the run.
 
@@ -103,6 +105,7 @@ def run(
             template=template,
             server=server,
             token=token,
+            archive=_checked_archive(archive),
             as_json=as_json,
             console=console,
             emit_json=_emit_json,
@@ -115,6 +118,17 @@ def run(
         raise typer.Exit(code=3) from exc
     except WebdojoError as exc:
         raise _fail(exc) from exc
+
+
+def _checked_archive(path: Path | None) -> str | None:
+    """An archive's absolute path, after opening it once: a bad archive fails before any
+    browser starts."""
+    if path is None:
+        return None
+    from webdojo.cache.archive import Archive
+
+    Archive.open(path).close()
+    return str(path.resolve())
 
 
 @app.command()
@@ -187,11 +201,13 @@ def serve(
         float, typer.Option(help="deadline of a page load, seconds")
     ] = 15.0,
     log_level: Annotated[str, typer.Option(help="uvicorn log level")] = "warning",
+    archive: Annotated[Path | None, typer.Option(help=RUN_HELP["archive"])] = None,
 ) -> None:
     """Serve browser sessions over HTTP (OpenAPI at /openapi.json, metrics at /metrics)."""
     from webdojo.server.serve import serve as run_server
 
     try:
+        replayed = _checked_archive(archive)
         run_server(
             host,
             port,
@@ -204,6 +220,7 @@ def serve(
             action_timeout_s=action_timeout,
             navigation_timeout_s=navigation_timeout,
             log_level=log_level,
+            archive=replayed,
         )
     except WebdojoError as exc:
         raise _fail(exc) from exc

@@ -82,6 +82,35 @@ def record_command(
     _emit(report.to_json(out), as_json)
 
 
+@cache_app.command("import")
+def import_command(
+    files: Annotated[list[Path], typer.Argument(help="HAR, WARC or ARC files (gzipped or not)")],
+    out: Annotated[Path, typer.Option(help="the archive directory to write")],
+    overwrite: Annotated[bool, typer.Option(help="replace an archive already at --out")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Turn HAR captures (Chrome, Firefox, Safari, Charles, Insomnia) and WARC/ARC files into
+    one archive. Records that cannot be read are skipped and counted; a file that cannot be
+    read at all is an error."""
+    from webdojo.cache.import_archive import import_archive
+
+    with _exits():
+        result, meta = import_archive(files, out, overwrite)
+    table = Table(title=f"imported into {out}", title_justify="left")
+    for name in ("file", "exchanges", "skipped"):
+        table.add_column(name, justify="left" if name == "file" else "right")
+    for name in result.files:
+        skipped = sum(1 for s in result.skipped if s.file == name)
+        table.add_row(escape(name), str(result.counts.get(name, 0)), str(skipped))
+    console.print(table)
+    for skip in result.skipped[:20]:
+        console.print(
+            f"[yellow]skipped[/yellow] {escape(skip.file)} {skip.where}: {escape(skip.reason)}"
+        )
+    _emit({"out": str(out), "exchanges": meta.exchanges, "skipped": len(result.skipped),
+           "files": len(result.files)}, as_json)  # fmt: skip
+
+
 def _require_url(target: str) -> None:
     from webdojo.errors import ConfigError
 

@@ -53,6 +53,7 @@ def run_command(
     template: str,
     server: str | None,
     token: str | None,
+    archive: str | None,
     as_json: bool,
     console: Console,
     emit_json: Callable[[dict[str, Any]], None],
@@ -72,6 +73,7 @@ def run_command(
         extra={"template": template, "model": None if model_config is None else model_config.model},
         server=server,
         token=token,
+        archive=archive,
     )
     started = time.perf_counter()
     stopped: ServerDown | None = None

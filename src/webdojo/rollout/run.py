@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from webdojo.browser.options import SessionOptions
+from webdojo.errors import ConfigError
 from webdojo.policies.base import Policy
 from webdojo.rollout.engine import AsyncEngine, EngineConfig
 from webdojo.rollout.env_client import EnvClient, InProcessEnv
@@ -39,6 +40,7 @@ class RunConfig:
     site_port: int = 0  # the built-in sites' port (0: any free one). A fixed port keeps page
     # URLs, and so the prompts that show them, the same from run to run (training wants that)
     token: str | None = field(default=None, repr=False)  # the server's bearer token
+    archive: str | None = None  # replay every page from this cache archive (no network)
 
 
 ProgressHook = Callable[[EpisodeRecord], None]
@@ -67,7 +69,11 @@ async def run_job(
 ) -> list[EpisodeRecord]:
     """Run every planned episode not already finished in ``config.out``; return new records."""
     root = Path(config.out)
-    session = SessionOptions(viewport_width=config.viewport[0], viewport_height=config.viewport[1])
+    session = SessionOptions(
+        viewport_width=config.viewport[0],
+        viewport_height=config.viewport[1],
+        archive=config.archive,
+    )
     with contextlib.ExitStack() as stack:
         store = stack.enter_context(RunStore(root))
         store.write_config(_config_record(config))
@@ -109,6 +115,10 @@ def _make_env(
 ) -> EnvClient:
     """Sessions on a server (which serves the sites itself), or in this process."""
     if config.server:
+        if config.archive:
+            raise ConfigError(
+                "an archive is the server's option: start it with `webdojo serve --archive`"
+            )
         return HttpEnv(config.server, config.token, default_session=session)
     server = stack.enter_context(SiteServer(task_set.sites, port=config.site_port))
     return InProcessEnv(server, session)

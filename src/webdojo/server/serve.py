@@ -75,6 +75,7 @@ def serve(
     navigation_timeout_s: float = 15.0,
     log_level: str = "warning",
     pool_options: dict[str, Any] | None = None,
+    archive: str | None = None,
 ) -> None:
     """Serve until interrupted (Ctrl-C / SIGTERM close every session and the pool)."""
     check_exposure(host, token)
@@ -84,7 +85,9 @@ def serve(
         idle_ttl_s=idle_ttl_s,
         token=token,
         session=SessionOptions(
-            action_timeout_s=action_timeout_s, navigation_timeout_s=navigation_timeout_s
+            action_timeout_s=action_timeout_s,
+            navigation_timeout_s=navigation_timeout_s,
+            archive=archive,  # every session replays it: no request reaches the network
         ),
     )
     pool = build_pool(workers, ray_address, **(pool_options or {}))

@@ -1,0 +1,64 @@
+"""An archive as an environment option: a webdojo session browsing the imported iana.org crawl
+with no network, through the same actions and observations as any episode."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from webdojo.actions import Click, Goto
+from webdojo.browser.host import BrowserHost
+from webdojo.browser.options import SessionOptions
+from webdojo.cache.import_archive import import_archive
+from webdojo.observation import ObservationOptions
+
+pytestmark = pytest.mark.browser
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+IANA = DATA / "warc" / "iana" / "iana.warc.gz"
+
+
+@pytest.fixture(scope="module")
+def iana(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if not IANA.is_file():
+        pytest.skip("../shared/data is not here")
+    out = tmp_path_factory.mktemp("iana") / "archive"
+    import_archive([IANA], out)
+    return out
+
+
+@pytest.fixture(scope="module")
+async def host() -> AsyncIterator[BrowserHost]:
+    async with await BrowserHost.launch() as browser:
+        yield browser
+
+
+async def test_the_iana_crawl_is_a_browsable_site(host: BrowserHost, iana: Path) -> None:
+    session = await host.new_session(SessionOptions(archive=str(iana)))
+    try:
+        obs = await session.step(Goto(url="http://www.iana.org/"), ObservationOptions(marks=True))
+        assert obs.last_error is None and "Internet Assigned Numbers Authority" in obs.title
+        link = next(e for e in obs.elements if e.name == "Number Resources")
+        obs = await session.step(Click(element=link.id), ObservationOptions())
+        assert obs.url == "http://www.iana.org/numbers" and obs.last_error is None
+        assert "Number Resources" in obs.title
+        replayer = session.replayer
+        assert replayer is not None
+        stats = replayer.stats
+        assert stats.served == stats.requests and stats.misses == 0
+        assert stats.aborted_outbound == 0
+    finally:
+        await session.aclose()
+
+
+async def test_hosts_outside_the_archive_are_refused_and_counted(
+    host: BrowserHost, iana: Path
+) -> None:
+    session = await host.new_session(SessionOptions(archive=str(iana)))
+    try:
+        obs = await session.step(Goto(url="http://example.com/"), ObservationOptions())
+        assert obs.last_error is not None
+        assert session.replayer is not None and session.replayer.stats.aborted_outbound == 1
+    finally:
+        await session.aclose()
