@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from e2e.cli_process import last_json, webdojo
 
+from e2e.cli_process import last_json, webdojo
 from webdojo.bench.volatile_site import VolatileSite
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
