@@ -38,7 +38,7 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
     # the cache below the browser: a session replaying an archive attaches its replayer
     "cache": CORE,
     "cache.drive": (*CORE, "browser", "cache"),  # launches browsers to record and replay
-    "browser": (*CORE, "cache.archive", "cache.replayer"),
+    "browser": (*CORE, "cache.archive", "cache.recorder", "cache.replayer"),
     "models": CORE,
     "prompts": (*CORE, "parsing", "models", "tasks"),
     "policies": (*CORE, "parsing", "models", "prompts", "tasks"),
@@ -47,6 +47,7 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "rollout": (
         *CORE,
         "browser",
+        "cache.recorder",  # RecordSpec, the session option that records a run's traffic
         "policies",
         "sites",
         "store",

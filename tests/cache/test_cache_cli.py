@@ -93,3 +93,30 @@ def test_import_of_the_iana_crawl(tmp_path: Path) -> None:
     assert result == {"out": str(out), "exchanges": 171, "skipped": 0, "files": 1}
     meta = json.loads((out / "archive.json").read_text())
     assert meta["webdojo_archive"] == 1 and meta["exchanges"] == 171
+
+
+def test_a_policy_records_a_task_file_and_run_replays_it(tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks.jsonl"
+    task = {
+        "schema_version": 2, "id": "volatile.search", "instruction": "Open the hats search.",
+        "website": "http://www.volatile.test/", "start_url": "http://www.volatile.test/",
+        "source": "test",
+        "solution": [{"type": "click", "target": {"role": "link", "name": "Search hats"}},
+                     {"type": "stop"}],
+    }  # fmt: skip
+    tasks.write_text(json.dumps(task) + "\n")
+    archive = tmp_path / "archive"
+    with VolatileSite() as site:
+        recorded = last_json(webdojo("cache", "record", tasks, "--out", archive, "--policy",
+                                     "scripted", "--visits", "2", "--json", *resolve(site)))  # fmt: skip
+        hits = site.hits
+    assert recorded["episodes"] == 2 and recorded["visits"] == 2 and recorded["exchanges"] > 20
+    assert (archive / "run" / "episodes.jsonl").is_file()  # what the policy did, kept with it
+    # the site is gone: the run is served from the archive alone, through the same actions
+    out = tmp_path / "replayed"
+    summary = last_json(webdojo("run", "--tasks", tasks, "--archive", archive, "--out", out,
+                                "--json"))  # fmt: skip
+    assert summary["episodes"] == 1 and hits > 0
+    episode = json.loads((out / "episodes.jsonl").read_text().splitlines()[0])
+    assert episode["final_url"] == "http://www.volatile.test/search?q=hats&page=1"
+    assert "201 Wool Beanie" in episode["final_state"]["text"]

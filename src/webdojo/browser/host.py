@@ -24,6 +24,7 @@ from webdojo.browser.guard import first_line
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.session import SETUP_TIMEOUT_S, BrowserSession
 from webdojo.cache.archive import Archive
+from webdojo.cache.recorder import RecordingSink, RecordSpec
 from webdojo.cache.replayer import Replayer
 from webdojo.errors import BrowserClosed, ChromiumNotFound, InfraError
 
@@ -41,6 +42,7 @@ class BrowserHost:
         self.pid = pid  # Chromium's main process; None if the browser did not say
         self._sessions: weakref.WeakSet[BrowserSession] = weakref.WeakSet()
         self._archives: dict[str, Archive] = {}  # opened once, shared by the sessions replaying
+        self._sinks: dict[str, RecordingSink] = {}  # archives being recorded, written at close
         self._closed = False
 
     @classmethod
@@ -110,6 +112,10 @@ class BrowserHost:
             if options.archive:  # after the hooks: their document tokens stay truly random
                 session.replayer = Replayer(self._archive(options.archive))
                 await session.replayer.attach(context)
+            if options.record:
+                sink = self._sink(options.record)
+                session.recording = (sink, sink.recorder())
+                await session.recording[1].attach(context)
             await session._open()
         except BaseException:
             await session.aclose()
@@ -121,6 +127,11 @@ class BrowserHost:
         if path not in self._archives:
             self._archives[path] = Archive.open(Path(path))
         return self._archives[path]
+
+    def _sink(self, spec: RecordSpec) -> RecordingSink:
+        if spec.path not in self._sinks:
+            self._sinks[spec.path] = RecordingSink(spec, source="record sessions")
+        return self._sinks[spec.path]
 
     def _forget(self, session: BrowserSession) -> None:
         self._sessions.discard(session)
@@ -134,6 +145,8 @@ class BrowserHost:
         self._closed = True
         for archive in self._archives.values():
             archive.close()
+        for sink in self._sinks.values():
+            sink.close()  # builds the index; the archive is complete from here
         with contextlib.suppress(PlaywrightError, TimeoutError):
             await asyncio.wait_for(self._browser.close(), 10)
         with contextlib.suppress(PlaywrightError, TimeoutError):

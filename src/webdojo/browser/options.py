@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from webdojo.cache.recorder import RecordSpec
 from webdojo.errors import ConfigError
 
 
@@ -23,12 +24,15 @@ class SessionOptions:
     color_scheme: Literal["light", "dark", "no-preference"] = "light"
     final_text_chars: int = 20_000  # cap on the page text kept in FinalState
     archive: str | None = None  # serve every request from this cache archive (no network)
+    record: RecordSpec | None = None  # record every request into a cache archive
 
     def __post_init__(self) -> None:
         if not (self.viewport_width >= 100 and self.viewport_height >= 100):
             raise ConfigError(
                 f"viewport {self.viewport_width}x{self.viewport_height} is too small (min 100x100)"
             )
+        if self.archive and self.record:
+            raise ConfigError("a session replays an archive or records one, not both")
         for name in ("action_timeout_s", "navigation_timeout_s", "popup_wait_s"):
             if not getattr(self, name) > 0:
                 raise ConfigError(f"{name} must be positive, not {getattr(self, name)!r}")
@@ -44,4 +48,5 @@ class SessionOptions:
             self.user_agent,
             self.color_scheme,
             self.archive,
+            self.record,
         )

@@ -12,6 +12,7 @@ faults (``BrowserClosed``) and misuse (``StateError``) raise.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import time
@@ -51,6 +52,7 @@ _NETWORK_ERROR = re.compile(
 
 if TYPE_CHECKING:
     from webdojo.browser.host import BrowserHost
+    from webdojo.cache.recorder import Recorder, RecordingSink
     from webdojo.cache.replayer import Replayer
 
 __all__ = ["BrowserSession", "SessionOptions", "SessionState"]
@@ -77,6 +79,7 @@ class BrowserSession:
         self._executor = Executor(self._tabs, self._guard, options)
         self._element_ids: frozenset[int] | None = None
         self.replayer: Replayer | None = None  # set when the session replays an archive
+        self.recording: tuple[RecordingSink, Recorder] | None = None  # set when it records
 
     def adopt(self, options: SessionOptions) -> None:
         """Give a pre-created (warm) session its episode's options before first use. Only the
@@ -240,6 +243,10 @@ class BrowserSession:
             return
         self._closed = True
         self._host._forget(self)
+        if self.recording is not None:  # the bodies are read from the live context
+            with contextlib.suppress(WebdojoError):
+                async with self._guard("saving the recording", 30):
+                    await self.recording[0].collect(self.recording[1])
         try:
             async with self._guard("closing the session", 10):
                 await self._context.close()

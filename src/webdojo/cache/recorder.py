@@ -15,11 +15,14 @@ import asyncio
 import contextlib
 import time
 from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from playwright.async_api import BrowserContext, Request, Route, WebSocketRoute
 from playwright.async_api import Error as PlaywrightError
 
+from webdojo.cache.archive import ArchiveWriter
 from webdojo.cache.exchange import CapturedRequest, CapturedResponse, Exchange
 from webdojo.cache.quiet import InFlight
 
@@ -130,3 +133,33 @@ class Recorder:
         if self._reads:
             await asyncio.wait(set(self._reads), timeout=timeout_s)
         return sorted(self._exchanges, key=lambda e: e.seq)
+
+
+@dataclass(frozen=True)
+class RecordSpec:
+    """Record every session of a run into one archive: a session option (``SessionOptions.
+    record``), for recording with a policy over a task file."""
+
+    path: str  # the archive directory; written when the browser host closes
+    hosts: tuple[str, ...] | None = None  # the hosts that may be contacted; None = any
+
+
+class RecordingSink:
+    """One archive written by many sessions of a process: each session is one visit."""
+
+    def __init__(self, spec: RecordSpec, source: str) -> None:
+        self.spec = spec
+        self.writer = ArchiveWriter(Path(spec.path), source=source, overwrite=True)
+        self._visits = 0
+
+    def recorder(self) -> Recorder:
+        allowed = frozenset(self.spec.hosts) if self.spec.hosts is not None else None
+        self._visits += 1
+        return Recorder(allowed, visit=self._visits - 1)
+
+    async def collect(self, recorder: Recorder) -> None:
+        for exchange in await recorder.finish():
+            self.writer.add(exchange)
+
+    def close(self) -> None:
+        self.writer.close()

@@ -55,22 +55,42 @@ def _emit(data: dict[str, Any], as_json: bool) -> None:
 
 @cache_app.command("record")
 def record_command(
-    target: Annotated[str, typer.Argument(help="a URL to load (a task file: not yet)")],
+    target: Annotated[str, typer.Argument(help="a URL to load, or a task file/spec to run")],
     out: Annotated[Path, typer.Option(help="the archive directory to write")],
     visits: Annotated[int, typer.Option(min=1, help="record the session this many times")] = 1,
+    policy: Annotated[
+        str | None, typer.Option(help="task files: scripted | random | openai (default: scripted)")
+    ] = None,
     resolve: ResolveOpt = None,
     overwrite: Annotated[bool, typer.Option(help="replace an archive already at --out")] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Load a URL in fresh browser contexts and archive every request and response (WARC +
-    index). Only the URL's host and the --resolve hosts are contacted."""
+    """Archive every request and response of a browsing session (WARC + index): load a URL
+    until its network settles, or run a policy over a task file (one visit per episode). Only
+    the URL's or tasks' hosts and the --resolve hosts are contacted."""
+    with _exits():
+        if target.startswith(("http://", "https://")):
+            result = _record_url(target, out, visits, tuple(resolve or ()), overwrite)
+        else:
+            from webdojo.cli.cache_record import record_tasks
+
+            result = record_tasks(
+                target, out, visits, policy, tuple(resolve or ()), overwrite, console
+            )
+            console.print(
+                f"recorded {result['episodes']} episodes, {result['exchanges']} exchanges"
+            )
+    console.print(f"archive: {out}")
+    _emit(result, as_json)
+
+
+def _record_url(
+    url: str, out: Path, visits: int, resolve: tuple[str, ...], overwrite: bool
+) -> dict[str, Any]:
     from webdojo.cache.drive import DriveConfig, record_url
 
-    with _exits():
-        _require_url(target)
-        config = DriveConfig(resolve=tuple(resolve or ()))
-        report = asyncio.run(record_url(target, out, visits, config, overwrite))
-    table = Table(title=f"recorded {target}", title_justify="left")
+    report = asyncio.run(record_url(url, out, visits, DriveConfig(resolve=resolve), overwrite))
+    table = Table(title=f"recorded {url}", title_justify="left")
     table.add_column("visit", justify="right")
     table.add_column("exchanges", justify="right")
     for visit, count in enumerate(report.per_visit):
@@ -78,8 +98,7 @@ def record_command(
     console.print(table)
     if report.blocked:
         console.print(f"not contacted (host not allowed): {dict(report.blocked)}")
-    console.print(f"archive: {out}")
-    _emit(report.to_json(out), as_json)
+    return report.to_json(out)
 
 
 @cache_app.command("import")
@@ -109,16 +128,6 @@ def import_command(
         )
     _emit({"out": str(out), "exchanges": meta.exchanges, "skipped": len(result.skipped),
            "files": len(result.files)}, as_json)  # fmt: skip
-
-
-def _require_url(target: str) -> None:
-    from webdojo.errors import ConfigError
-
-    if not target.startswith(("http://", "https://")):
-        raise ConfigError(
-            f"{target!r} is not an http(s) URL; recording a task file with a policy is not "
-            "built yet (record each start URL instead)"
-        )
 
 
 @cache_app.command("replay")

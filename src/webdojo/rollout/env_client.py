@@ -13,6 +13,7 @@ import contextlib
 from typing import Protocol
 
 from webdojo.actions import Action
+from webdojo.browser.chromium import BrowserConfig
 from webdojo.browser.host import BrowserHost
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.session import BrowserSession
@@ -80,9 +81,15 @@ class InProcessEnv:
     """Sessions in this process. Holds one browser and relaunches it if it dies, so that one
     crashed Chromium costs the episodes it hosted, not the run."""
 
-    def __init__(self, server: SiteServer, default_session: SessionOptions | None = None) -> None:
+    def __init__(
+        self,
+        server: SiteServer,
+        default_session: SessionOptions | None = None,
+        browser: BrowserConfig | None = None,
+    ) -> None:
         self.server = server
         self.default_session = default_session or SessionOptions()
+        self.browser = browser or BrowserConfig()
         self._host: BrowserHost | None = None
         self._lock = asyncio.Lock()
 
@@ -90,7 +97,7 @@ class InProcessEnv:
         async with self._lock:
             if self._host is None or not self._host.is_connected():
                 await self._close_host()
-                self._host = await BrowserHost.launch()
+                self._host = await BrowserHost.launch(self.browser)
             return self._host
 
     async def open(

@@ -12,7 +12,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from webdojo.browser.chromium import BrowserConfig
 from webdojo.browser.options import SessionOptions
+from webdojo.cache.recorder import RecordSpec
 from webdojo.errors import ConfigError
 from webdojo.policies.base import Policy
 from webdojo.rollout.engine import AsyncEngine, EngineConfig
@@ -41,6 +43,8 @@ class RunConfig:
     # URLs, and so the prompts that show them, the same from run to run (training wants that)
     token: str | None = field(default=None, repr=False)  # the server's bearer token
     archive: str | None = None  # replay every page from this cache archive (no network)
+    record: RecordSpec | None = None  # record every session's traffic into a cache archive
+    browser_args: tuple[str, ...] = ()  # extra Chromium flags (--host-resolver-rules=...)
 
 
 ProgressHook = Callable[[EpisodeRecord], None]
@@ -73,6 +77,7 @@ async def run_job(
         viewport_width=config.viewport[0],
         viewport_height=config.viewport[1],
         archive=config.archive,
+        record=config.record,
     )
     with contextlib.ExitStack() as stack:
         store = stack.enter_context(RunStore(root))
@@ -115,13 +120,13 @@ def _make_env(
 ) -> EnvClient:
     """Sessions on a server (which serves the sites itself), or in this process."""
     if config.server:
-        if config.archive:
+        if config.archive or config.record or config.browser_args:
             raise ConfigError(
-                "an archive is the server's option: start it with `webdojo serve --archive`"
+                "archives and browser flags are the server's options (`webdojo serve --archive`)"
             )
         return HttpEnv(config.server, config.token, default_session=session)
     server = stack.enter_context(SiteServer(task_set.sites, port=config.site_port))
-    return InProcessEnv(server, session)
+    return InProcessEnv(server, session, BrowserConfig(extra_args=config.browser_args))
 
 
 def _config_record(config: RunConfig) -> dict[str, Any]:
