@@ -3,6 +3,7 @@ with no network, through the same actions and observations as any episode."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 from webdojo.actions import Click, Goto
 from webdojo.browser.host import BrowserHost
 from webdojo.browser.options import SessionOptions
+from webdojo.cache.archive import Archive
 from webdojo.cache.import_archive import import_archive
 from webdojo.observation import ObservationOptions
 
@@ -60,5 +62,25 @@ async def test_hosts_outside_the_archive_are_refused_and_counted(
         obs = await session.step(Goto(url="http://example.com/"), ObservationOptions())
         assert obs.last_error is not None
         assert session.replayer is not None and session.replayer.stats.aborted_outbound == 1
+    finally:
+        await session.aclose()
+
+
+async def test_a_damaged_record_fails_its_request_and_the_page_goes_on(
+    host: BrowserHost, iana: Path, tmp_path: Path
+) -> None:
+    damaged = tmp_path / "damaged"
+    shutil.copytree(iana, damaged)
+    with Archive.open(damaged) as archive:
+        css = next(e for e in archive.index.entries() if e.url.endswith("screen.css"))
+    with open(damaged / "traffic.warc.gz", "r+b") as warc:  # garble the body's gzip member
+        warc.seek(css.body_offset + 30)
+        warc.write(b"\xff" * 64)
+    session = await host.new_session(SessionOptions(archive=str(damaged)))
+    try:
+        obs = await session.step(Goto(url="http://www.iana.org/"), ObservationOptions())
+        assert obs.last_error is None and "Internet Assigned Numbers Authority" in obs.title
+        assert session.replayer is not None and session.replayer.stats.broken >= 1
+        assert "offset" in session.replayer.broken[0]
     finally:
         await session.aclose()

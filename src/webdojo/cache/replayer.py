@@ -25,7 +25,7 @@ from webdojo.cache.freshen import freshen, fulfil_headers, rename_jsonp
 from webdojo.cache.matcher import LEVELS, Match, Matcher
 from webdojo.cache.normalize import normalize
 from webdojo.cache.quiet import InFlight
-from webdojo.errors import CacheMiss
+from webdojo.errors import ArchiveError, CacheMiss
 
 OnMiss = Literal["404", "abort", "strict"]
 _MAX_MISSES_KEPT = 200
@@ -39,6 +39,7 @@ class ReplayStats:
     misses: int = 0  # on a recorded host, nothing matched
     aborted_outbound: int = 0  # to a host the archive does not hold: aborted, never sent
     websockets: int = 0  # sockets the pages opened (none ever connects)
+    broken: int = 0  # matched, but the archive's record could not be read (failed requests)
     missed: list[dict[str, Any]] = field(default_factory=list)  # the first misses, with candidates
 
     def to_json(self) -> dict[str, Any]:
@@ -49,6 +50,7 @@ class ReplayStats:
             "misses": self.misses,
             "aborted_outbound": self.aborted_outbound,
             "websockets": self.websockets,
+            "broken": self.broken,
         }
 
     def add(self, other: ReplayStats) -> None:
@@ -58,6 +60,7 @@ class ReplayStats:
         self.misses += other.misses
         self.aborted_outbound += other.aborted_outbound
         self.websockets += other.websockets
+        self.broken += other.broken
         self.missed += other.missed[: max(0, _MAX_MISSES_KEPT - len(self.missed))]
 
 
@@ -79,6 +82,7 @@ class Replayer:
         self.stats = ReplayStats()
         self.in_flight = InFlight()
         self.errors: list[CacheMiss] = []  # strict mode: the misses, for the caller to raise
+        self.broken: list[str] = []  # why damaged records could not be served
         self._hosts = frozenset(h.split(":")[0] for h, _, _ in archive.index.hosts())
 
     async def attach(self, context: BrowserContext) -> None:
@@ -94,6 +98,11 @@ class Replayer:
             await self._answer(route)
         except PlaywrightError:
             pass  # the page went away while we answered: nothing to serve any more
+        except ArchiveError as exc:  # a damaged record: this request fails, the page goes on
+            self.stats.broken += 1
+            self.broken.append(str(exc))
+            with contextlib.suppress(PlaywrightError):
+                await route.abort("failed")
         finally:
             self.in_flight.stop()
 
