@@ -68,7 +68,11 @@ def test_visits_reveal_the_volatile_three_and_not_the_trap(tmp_path: Path) -> No
     # visit 1 asks for its pages in the other order: alignment still pairs page with page
     path = build(tmp_path / "a", visit(0) + visit(1, swap=True))
     report = learn_archive(path)
-    assert names(report.rules) == {("json", "ts"), ("header", "x-request-id"), ("cookie", "session")}
+    assert names(report.rules) == {
+        ("json", "ts"),
+        ("header", "x-request-id"),
+        ("cookie", "session"),
+    }
     assert report.misses_before == 6 and report.misses_after == 0 and report.rounds == 1
     cookie = next(r for r in report.rules if r.where == "cookie")
     assert (cookie.host, cookie.path) == ("api.shop.test", "/")  # /list and /cart: common "/"

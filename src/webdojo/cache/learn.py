@@ -1,21 +1,17 @@
 """Learning volatile fields: rules that let one recording of a session stand in for another.
 
-An archive recorded with ``--visits N`` holds the same session N times. Learning replays it
-against itself, offline: each recorded request is looked up at level 2 among the *other*
-visits. A miss is paired with its nearest recorded request of another visit (and every request
-with the request at the same place in visit 0); fields present on both sides with different
-values are volatile candidates. Misses of the archive's last browser replay add their own.
+An archive recorded with ``--visits N`` holds one session N times. Learning replays it against
+itself offline: each request is looked up at level 2 among the *other* visits. Fields that two
+requests meant as one (a miss and its nearest request of another visit; a request and its
+counterpart in visit 0) both carry with different values become candidate rules, as do the
+differences listed by the last browser replay's misses. A candidate is kept only if some miss
+needs it and it merges no two requests of one visit that got different responses (``page=1``
+and ``page=2`` differ within a visit, never across visits at one place). Rounds repeat until
+nothing misses or nothing new is proposed.
 
-Candidates become ``learned`` rules, kept only when verified:
-
-- a rule must be needed: without it, more requests miss;
-- a rule must not merge two requests of one visit that got different responses (a false
-  match: ``page=1`` and ``page=2`` differ within a visit, never across visits at one place).
-
-Learning judges fields without the default rules: those guess from values (a number that looks
-like a timestamp) and names, while a learned rule says what this site really varies, with its
-evidence, and keeps working when a guess fails. Rounds repeat until nothing misses or nothing
-new is proposed.
+Learning judges fields without the default rules: they guess from names and values (a number
+that looks like a time), and a guess fails now and then (a token with no digit, a UUID under
+an id-like name); a learned rule names what this site varies, with its evidence.
 """
 
 from __future__ import annotations
@@ -31,11 +27,10 @@ from webdojo.cache.archive import Archive, read_last_replay
 from webdojo.cache.exchange import CapturedRequest
 from webdojo.cache.index import Entry
 from webdojo.cache.matcher import differences
-from webdojo.cache.normalize import Endpoint, Field, normalize
-from webdojo.cache.rules import _ID_LIKE, MASK, Rule, RuleSet, _host_matches
+from webdojo.cache.normalize import Field, normalize
+from webdojo.cache.rules import _ID_LIKE, Rule, RuleSet, _host_matches
+from webdojo.cache.selfreplay import ABSENT, Diff, ReplayMiss, SelfReplay
 
-Diff = tuple[str, str, str, str]  # where, name, value here, value there
-_ABSENT = "(absent)"
 _LEARNABLE = frozenset({"query", "form", "json", "multipart", "header", "cookie"})
 
 
@@ -47,23 +42,12 @@ class LearnConfig:
 
 
 @dataclass(frozen=True)
-class Sighting:
-    """One field seen taking two values where one request was meant."""
-
+class Sighting:  # one field seen with two values where one request was meant
     host: str  # without port
     path: str
     where: str
     name: str
     evidence: str  # for people: which requests, which values
-
-
-@dataclass(frozen=True)
-class ReplayMiss:
-    """A miss of a browser replay, with the differences to its nearest recorded request."""
-
-    endpoint: Endpoint
-    url: str
-    differences: tuple[Diff, ...]
 
 
 @dataclass
@@ -78,125 +62,22 @@ class LearnReport:
     saved: bool = False  # whether the rules went to the archive's rules.yaml
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "rounds": self.rounds,
-            "rules": [
-                {"host": r.host, "path": r.path, "where": r.where, "name": r.name}
-                for r in self.rules
-            ],
-            "misses_before": self.misses_before,
-            "misses_after": self.misses_after,
-            "replay_misses_before": self.replay_misses_before,
-            "replay_misses_after": self.replay_misses_after,
-            "rejected": len(self.rejected),
-            "saved": self.saved,
-        }
-
-
-def _key(rule: Rule) -> tuple[str, str, str, str, str]:
-    return rule.key()
-
-
-class View:
-    """An archive's entries with the base rules' masks worked out once, so that keys under
-    any list of extra rules are cheap to recompute."""
-
-    def __init__(
-        self, entries: Sequence[Entry], base: RuleSet, replay: Sequence[ReplayMiss] = ()
-    ) -> None:
-        self.entries = list(entries)
-        self.base = base
-        self.replay = list(replay)
-        self._base_masked = [self._masked_by(base.at_level(2), e) for e in self.entries]
-        self._covers: dict[tuple[str, ...], list[frozenset[int]]] = {}
-        self.visits = sorted({e.visit for e in self.entries})
-        self._by_endpoint: dict[Endpoint, list[int]] = defaultdict(list)
-        for i, e in enumerate(self.entries):
-            self._by_endpoint[e.endpoint].append(i)
-
-    @staticmethod
-    def _masked_by(rules: Iterable[Rule], entry: Entry) -> frozenset[int]:
-        rules = tuple(rules)
-        return frozenset(
-            j for j, f in enumerate(entry.fields)
-            if any(r.applies_to(entry.endpoint, f) for r in rules)
-        )  # fmt: skip
-
-    def masked(self, i: int, extra: Sequence[Rule]) -> frozenset[int]:
-        """Indices of entry i's fields masked by the base rules and ``extra``."""
-        out = set(self._base_masked[i])
-        for rule in extra:
-            covers = self._covers.get(_key(rule))
-            if covers is None:
-                covers = [self._masked_by((rule,), e) for e in self.entries]
-                self._covers[_key(rule)] = covers
-            out |= covers[i]
-        return frozenset(out)
-
-    def key(self, i: int, extra: Sequence[Rule]) -> tuple[Any, ...]:
-        entry, masked = self.entries[i], self.masked(i, extra)
-        fields = sorted(
-            Field(f.where, f.name, MASK) if j in masked else f for j, f in enumerate(entry.fields)
-        )
-        return (entry.endpoint, tuple(fields))
-
-    def peers(self, i: int) -> list[int]:
-        """Entries of the same endpoint recorded in other visits."""
-        e = self.entries[i]
-        return [j for j in self._by_endpoint[e.endpoint] if self.entries[j].visit != e.visit]
-
-    def misses(self, extra: Sequence[Rule]) -> list[int]:
-        """Entries no other visit answers at level 2 (among those whose endpoint another
-        visit has at all: the rest no rule can help)."""
-        keys = [self.key(i, extra) for i in range(len(self.entries))]
-        visits_of: dict[Any, set[int]] = defaultdict(set)
-        for i, k in enumerate(keys):
-            visits_of[k].add(self.entries[i].visit)
-        return [
-            i for i, k in enumerate(keys)
-            if self.peers(i) and not visits_of[k] - {self.entries[i].visit}
-        ]  # fmt: skip
-
-    def unresolved(self, extra: Sequence[Rule]) -> int:
-        """Misses of the last browser replay that the rules would not turn into a match."""
-        rules = (*self.base.at_level(2), *extra)
-        return sum(
-            1 for m in self.replay
-            if not m.differences or any(
-                _ABSENT in (d[2], d[3])
-                or not any(r.applies_to(m.endpoint, Field(d[0], d[1], d[2])) for r in rules)
-                for d in m.differences
-            )
-        )  # fmt: skip
-
-    def cost(self, extra: Sequence[Rule]) -> int:
-        return len(self.misses(extra)) + self.unresolved(extra)
-
-    def false_matches(self, extra: Sequence[Rule], before: Sequence[Rule]) -> list[tuple[int, int]]:
-        """Pairs of one visit and endpoint with different responses that share a key under
-        ``extra`` but not under ``before``."""
-        groups: dict[tuple[int, Any], list[int]] = defaultdict(list)
-        for i, e in enumerate(self.entries):
-            groups[(e.visit, self.key(i, extra))].append(i)
-        pairs = []
-        for members in groups.values():
-            for a, i in enumerate(members):
-                for j in members[a + 1 :]:
-                    differ = self.entries[i].digest != self.entries[j].digest
-                    if differ and self.key(i, before) != self.key(j, before):
-                        pairs.append((i, j))
-        return pairs
+        rules = [{"host": r.host, "path": r.path, "where": r.where, "name": r.name}
+                 for r in self.rules]  # fmt: skip
+        counts = ("misses_before", "misses_after", "replay_misses_before", "replay_misses_after")
+        return {"rounds": self.rounds, "rules": rules, **{k: getattr(self, k) for k in counts},
+                "rejected": len(self.rejected), "saved": self.saved}  # fmt: skip
 
 
 # --- proposing --------------------------------------------------------------------------
 
 
-def aligned(view: View) -> list[tuple[int, int]]:
+def aligned(view: SelfReplay) -> list[tuple[int, int]]:
     """(visit 0 entry, later visit entry) pairs: within one endpoint, each later request goes
     with the unpaired visit-0 request that shares most field values (earliest on a tie)."""
     pairs = []
     first = view.visits[0] if view.visits else 0
-    for members in view._by_endpoint.values():
+    for members in view.by_endpoint.values():
         ref = sorted((i for i in members if view.entries[i].visit == first), key=_order(view))
         for visit in view.visits[1:]:
             free = list(ref)
@@ -210,15 +91,15 @@ def aligned(view: View) -> list[tuple[int, int]]:
     return pairs
 
 
-def _order(view: View) -> Any:
+def _order(view: SelfReplay) -> Any:
     return lambda i: (view.entries[i].seq, view.entries[i].id)
 
 
-def _shared(view: View, i: int, j: int) -> int:
+def _shared(view: SelfReplay, i: int, j: int) -> int:
     return sum((Counter(view.entries[i].fields) & Counter(view.entries[j].fields)).values())
 
 
-def nearest(view: View, i: int, extra: Sequence[Rule]) -> int | None:
+def nearest(view: SelfReplay, i: int, extra: Sequence[Rule]) -> int | None:
     """The recorded request of another visit most like entry i once rules mask what they
     mask."""
     peers = view.peers(i)
@@ -232,35 +113,35 @@ def nearest(view: View, i: int, extra: Sequence[Rule]) -> int | None:
     return max(peers, key=score)
 
 
-def _open_diffs(view: View, i: int, j: int, extra: Sequence[Rule]) -> list[Diff]:
+def _open_diffs(view: SelfReplay, i: int, j: int, extra: Sequence[Rule]) -> list[Diff]:
     """Fields both requests have, with different values, that no rule masks yet."""
     a, b = view.entries[i], view.entries[j]
     masked = {(a.fields[k].where, a.fields[k].name) for k in view.masked(i, extra)}
     return [
         d for d in differences(a.fields, b.fields)
-        if _ABSENT not in (d[2], d[3]) and d[0] in _LEARNABLE and (d[0], d[1]) not in masked
+        if ABSENT not in (d[2], d[3]) and d[0] in _LEARNABLE and (d[0], d[1]) not in masked
     ]  # fmt: skip
 
 
-def sightings(view: View, extra: Sequence[Rule], config: LearnConfig) -> list[Sighting]:
+def sightings(view: SelfReplay, extra: Sequence[Rule], config: LearnConfig) -> list[Sighting]:
     """Every volatile-looking field: aligned visits, offline misses, last replay's misses."""
     found: list[Sighting] = []
-    pairs = [(i, j, "aligned") for i, j in aligned(view)]
+    pairs = aligned(view)
     for i in view.misses(extra):
         j = nearest(view, i, extra)
-        if j is not None:
-            pairs.append((i, j, "missed"))
-    for i, j, how in pairs:
+        if j is not None:  # the earlier visit first, so a pair seen both ways reads the same
+            pairs.append((i, j) if view.entries[i].visit < view.entries[j].visit else (j, i))
+    for i, j in pairs:
         a, b = view.entries[i], view.entries[j]
         for where, name, mine, theirs in _open_diffs(view, i, j, extra):
-            text = (f"{how}, visit {a.visit} vs {b.visit}: {a.endpoint} {where} {name}: "
+            text = (f"visit {a.visit} vs {b.visit}: {a.endpoint} {where} {name}: "
                     f"{_short(mine, config)} != {_short(theirs, config)}")  # fmt: skip
             found.append(Sighting(_bare(a.endpoint.host), a.endpoint.path, where, name, text))
     rules = (*view.base.at_level(2), *extra)
     for miss in view.replay:
         for where, name, mine, theirs in miss.differences:
             f = Field(where, name, mine)
-            if _ABSENT in (mine, theirs) or where not in _LEARNABLE:
+            if ABSENT in (mine, theirs) or where not in _LEARNABLE:
                 continue
             if any(r.applies_to(miss.endpoint, f) for r in rules):
                 continue
@@ -285,27 +166,31 @@ def propose(
     """One rule per field: a cookie under the hosts' common domain, anything else under its
     host; the paths' common prefix. A refused general rule falls back to one rule per path."""
     groups: dict[tuple[str, ...], list[Sighting]] = defaultdict(list)
-    for s in found:
-        groups[(s.where, s.name) if s.where == "cookie" else (s.host, s.where, s.name)].append(s)
+    for s in found:  # a site's cookies ride to all its hosts: group them by site
+        scope = ".".join(s.host.split(".")[-2:]) if s.where == "cookie" else s.host
+        groups[(scope, s.where, s.name)].append(s)
     out: list[Rule] = []
     for items in groups.values():
         general = _rule(items, config)
-        if _key(general) not in refused:
+        if general.key() not in refused:
             out.append(general)
             continue
         for host, path in sorted({(s.host, s.path) for s in items}):
             specific = _rule([s for s in items if (s.host, s.path) == (host, path)], config)
-            if _key(specific) not in refused:
+            if specific.key() not in refused:
                 out.append(specific)
     return out
 
 
 def _rule(items: Sequence[Sighting], config: LearnConfig) -> Rule:
-    evidence = tuple(dict.fromkeys(s.evidence for s in items))[: config.evidence_per_rule]
+    # evidence from as many paths as there are, then more of the same
+    first = {s.path: s.evidence for s in reversed(items)}
+    texts = dict.fromkeys([*first.values(), *(s.evidence for s in items)])
+    evidence = tuple(texts)[: config.evidence_per_rule]
     return Rule(
         host=common_domain([s.host for s in items]),
         path=common_path([s.path for s in items]),
-        where=items[0].where,  # type: ignore[arg-type]
+        where=items[0].where,
         name=items[0].name,
         source="learned",
         note=f"seen volatile {len(items)} times",
@@ -313,16 +198,21 @@ def _rule(items: Sequence[Sighting], config: LearnConfig) -> Rule:
     )
 
 
-def common_domain(hosts: Sequence[str]) -> str:
-    """The longest domain (two labels at least) all hosts are or lie under; else "*"."""
-    labels = [h.split(".")[::-1] for h in set(hosts)]
-    common: list[str] = []
-    for parts in zip(*labels, strict=False):
+def _common(items: Iterable[list[str]]) -> list[str]:
+    out: list[str] = []
+    for parts in zip(*items, strict=False):
         if len(set(parts)) != 1:
             break
-        common.append(parts[0])
+        out.append(parts[0])
+    return out
+
+
+def common_domain(hosts: Sequence[str]) -> str:
+    """One host itself; several: the longest domain (two labels at least) they all lie under,
+    else "*"."""
     if len(set(hosts)) == 1:
         return hosts[0]
+    common = _common(h.split(".")[::-1] for h in set(hosts))
     return ".".join(reversed(common)) if len(common) >= 2 else "*"
 
 
@@ -331,23 +221,15 @@ def common_path(paths: Sequence[str]) -> str:
     unique = sorted(set(paths))
     if len(unique) == 1:
         return unique[0]
-    split = [p.split("/") for p in unique]
-    common: list[str] = []
-    for parts in zip(*split, strict=False):
-        if len(set(parts)) != 1:
-            break
-        common.append(parts[0])
-    prefix = "/".join(common)
-    if all(p.startswith(prefix + "/") for p in unique):
-        return prefix + "/"
-    return prefix or "/"
+    prefix = "/".join(_common(p.split("/") for p in unique))
+    return prefix + "/" if all(p.startswith(prefix + "/") for p in unique) else prefix or "/"
 
 
 # --- verifying --------------------------------------------------------------------------
 
 
 def verify(
-    view: View, kept: Sequence[Rule], proposed: Sequence[Rule], support: dict[Any, int]
+    view: SelfReplay, kept: Sequence[Rule], proposed: Sequence[Rule], support: dict[Any, int]
 ) -> tuple[list[Rule], list[tuple[Rule, str]]]:
     """The proposed rules that cause no false match and that some miss needs."""
     alive = list(proposed)
@@ -362,7 +244,7 @@ def verify(
             if view.key(i, [*kept, *_without(alive, r)]) != view.key(j, [*kept, *_without(alive, r)])
         ]  # fmt: skip
         # the likelier mistake goes first: an id-like name, then the rule seen least
-        worst = min(culprits or alive, key=lambda r: (not _ID_LIKE.match(r.name), support[_key(r)]))
+        worst = min(culprits or alive, key=lambda r: (not _ID_LIKE.match(r.name), support[r.key()]))
         alive.remove(worst)
         a, b = view.entries[i], view.entries[j]
         refused.append((worst, f"would serve one response for two: {a.url} and {b.url}"))
@@ -388,21 +270,23 @@ def learn(
 ) -> LearnReport:
     """Learned rules for an archive's entries under its rules (the I/O-free core)."""
     config = config or LearnConfig()
-    view = View(entries, RuleSet(tuple(r for r in rules.rules if r.source != "default")), replay)
-    full = View(entries, rules)
+    view = SelfReplay(
+        entries, RuleSet(tuple(r for r in rules.rules if r.source != "default")), replay
+    )
+    full = SelfReplay(entries, rules)
     report = LearnReport(misses_before=view.cost([]), replay_misses_before=len(full.misses([])))
     kept: list[Rule] = []
     refused: dict[Any, tuple[Rule, str]] = {}
     while report.rounds < config.max_rounds and view.cost(kept) > 0:
         found = sightings(view, kept, config)
-        proposed = [r for r in propose(found, set(refused), config) if _key(r) not in refused]
+        proposed = [r for r in propose(found, set(refused), config) if r.key() not in refused]
         if not proposed:
             break
         report.rounds += 1
         support = _support(found, proposed)
         accepted, rejected = verify(view, kept, proposed, support)
         kept += accepted
-        refused.update((_key(r), (r, why)) for r, why in rejected)
+        refused.update((r.key(), (r, why)) for r, why in rejected)
     report.rules = kept
     report.rejected = list(refused.values())
     report.misses_after = view.cost(kept)
@@ -414,7 +298,7 @@ def _support(found: Sequence[Sighting], proposed: Sequence[Rule]) -> dict[Any, i
     """How many sightings each proposed rule explains."""
     out: dict[Any, int] = {}
     for rule in proposed:
-        out[_key(rule)] = sum(
+        out[rule.key()] = sum(
             1 for s in found
             if (s.where, s.name) == (rule.where, rule.name)
             and _host_matches(rule.host, s.host) and s.path.startswith(rule.path)
@@ -436,11 +320,13 @@ def replay_misses(last_replay: dict[str, Any] | None) -> list[ReplayMiss]:
             if near is None:
                 continue
             theirs = normalize(CapturedRequest(endpoint.method, str(near["url"]))).endpoint
-            diffs = tuple(tuple(str(x) for x in d) for d in near.get("differences", []))
-        except (KeyError, TypeError, ValueError):
+            diffs: tuple[Diff, ...] = tuple(
+                (str(d[0]), str(d[1]), str(d[2]), str(d[3])) for d in near.get("differences", [])
+            )
+        except (KeyError, TypeError, ValueError, IndexError):
             continue  # a hand-edited or older file: its evidence is not worth an error
-        if theirs == endpoint and all(len(d) == 4 for d in diffs):
-            out.append(ReplayMiss(endpoint, str(miss["url"]), diffs))  # type: ignore[arg-type]
+        if theirs == endpoint:
+            out.append(ReplayMiss(endpoint, str(miss["url"]), diffs))
     return out
 
 
