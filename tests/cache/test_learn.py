@@ -180,3 +180,18 @@ async def test_learns_the_volatile_site(tmp_path: Path) -> None:
     assert precision >= 0.95 and recall >= 0.90 and report.rounds <= 3
     assert traps == 0.0  # no trap parameter learned
     assert report.replay_misses_after == 0
+
+
+def test_a_refused_general_rule_falls_back_to_one_per_path_next_round(tmp_path: Path) -> None:
+    # `v` changes across visits on /a/x and /a/y, but on /a/z it selects the answer
+    exchanges = [
+        ex(0, 0, f"{API}/a/x?v=p", "x"), ex(1, 0, f"{API}/a/x?v=q", "x"),
+        ex(0, 1, f"{API}/a/y?v=p", "y"), ex(1, 1, f"{API}/a/y?v=q", "y"),
+        ex(0, 2, f"{API}/a/z?v=one", "z1"), ex(0, 3, f"{API}/a/z?v=two", "z2"),
+        ex(1, 2, f"{API}/a/z?v=one", "z1"), ex(1, 3, f"{API}/a/z?v=two", "z2"),
+    ]  # fmt: skip
+    with Archive.open(build(tmp_path / "a", exchanges)) as archive:
+        report = learn(list(archive.index.entries()), archive.rules)
+    assert report.rounds == 2 and report.misses_after == 0
+    assert sorted(r.path for r in report.rules) == ["/a/x", "/a/y"]
+    assert [r.path for r, _ in report.rejected] == ["/a/"]
