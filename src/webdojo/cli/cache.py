@@ -211,6 +211,37 @@ def _lookup_text(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+@cache_app.command("learn")
+def learn_command(
+    archive: Annotated[Path, typer.Argument(help="an archive directory, best with --visits 2+")],
+    max_rounds: Annotated[int, typer.Option(min=1, help="replay-propose-verify passes")] = 5,
+    dry_run: Annotated[bool, typer.Option(help="report the rules without saving them")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Replay an archive against itself, align each miss with its nearest recorded request,
+    propose rules for the fields that differ, keep those that fix misses without merging
+    different responses, and save them to the archive's rules.yaml (matching level L2)."""
+    from webdojo.cache.learn import LearnConfig, learn_archive
+
+    with _exits():
+        report = learn_archive(archive, LearnConfig(max_rounds=max_rounds), save=not dry_run)
+    table = Table(title=f"learned {len(report.rules)} rules in {report.rounds} rounds",
+                  title_justify="left")  # fmt: skip
+    for name in ("host", "path", "where", "name", "evidence"):
+        table.add_column(name)
+    for rule in report.rules:
+        evidence = "\n".join(escape(e) for e in rule.evidence)
+        table.add_row(escape(rule.host), escape(rule.path), rule.where, escape(rule.name), evidence)
+    console.print(table)
+    for rule, why in report.rejected[:20]:
+        console.print(f"[yellow]not kept[/yellow] {escape(rule.host)}{escape(rule.path)} "
+                      f"{rule.where} {escape(rule.name)}: {escape(why)}")  # fmt: skip
+    console.print(f"offline misses: {report.misses_before} -> {report.misses_after} (learned "
+                  f"rules alone); {report.replay_misses_before} -> {report.replay_misses_after} "
+                  "(all rules)" + ("" if report.saved else "; not saved"))  # fmt: skip
+    _emit(report.to_json(), as_json)
+
+
 @cache_app.command("stats")
 def stats_command(
     archive: Annotated[Path, typer.Argument(help="an archive directory")],
