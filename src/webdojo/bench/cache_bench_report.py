@@ -162,8 +162,8 @@ def cache_bench_tables(result: CacheBenchResult) -> Group:
 
 
 def _modes_table(result: CacheBenchResult) -> Table:
-    table = Table(title="replays by mode")
-    columns = ("aids", "requests", "served", *LEVELS, "misses", "hashes", "false", "load")
+    table = Table(title="replays by mode (hashes: distinct screenshot hashes; false: matches)")
+    columns = ("aids", "req", "served", *LEVELS, "miss", "hashes", "false", "load ms")
     for column in columns:
         table.add_column(column, justify="left" if column == "aids" else "right")
     for mode in (result.on, result.off):
@@ -174,9 +174,9 @@ def _modes_table(result: CacheBenchResult) -> Table:
             str(data["served"]),
             *(str(data["by_level"][level]) for level in LEVELS),
             str(data["misses"]),
-            f"{data['distinct_hashes']} distinct",
+            str(data["distinct_hashes"]),
             str(data["false_matches"]),
-            f"{data['load_ms']:.0f} ms",
+            f"{data['load_ms']:.0f}",
         )
     return table
 
