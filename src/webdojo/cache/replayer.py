@@ -69,6 +69,7 @@ class ReplayOptions:
     on_miss: OnMiss = "404"  # what a miss on a recorded host gets
     max_level: int = 4  # highest matching level tried
     deterministic: bool = True  # seeded clock, randomness, no animations (determinism.py)
+    keep_served: int = 0  # keep the first this many served matches in Replayer.served (checks)
 
 
 class Replayer:
@@ -83,6 +84,7 @@ class Replayer:
         self.in_flight = InFlight()
         self.errors: list[CacheMiss] = []  # strict mode: the misses, for the caller to raise
         self.broken: list[str] = []  # why damaged records could not be served
+        self.served: list[Match] = []  # options.keep_served: what was served for what request
         self._hosts = frozenset(h.split(":")[0] for h, _, _ in archive.index.hosts())
 
     async def attach(self, context: BrowserContext) -> None:
@@ -131,6 +133,8 @@ class Replayer:
             return
         self.stats.served += 1
         self.stats.by_level[match.level or ""] += 1
+        if len(self.served) < self.options.keep_served:
+            self.served.append(match)
         await route.fulfill(
             status=response.status,
             headers=fulfil_headers(freshen(response.headers)),

@@ -20,7 +20,7 @@ from webdojo.cli.select import register as register_select
 from webdojo.cli.tasks import tasks_app
 from webdojo.cli.train import train_app
 from webdojo.cli.viewer import register as register_viewer_commands
-from webdojo.errors import ServerDown, WebdojoError
+from webdojo.errors import ConfigError, ServerDown, WebdojoError
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
 sites_app = typer.Typer(no_args_is_help=True, help="Built-in and user-written synthetic sites.")
@@ -340,6 +340,48 @@ def bench_tasks(
         _emit_json(result.to_json())
     if not result.to_json()["ok"]:
         raise typer.Exit(code=1)
+
+
+@bench_app.command("cache")
+def bench_cache(
+    replays: Annotated[
+        int | None, typer.Option(help="replays with the aids on, and as many off [default: 10]")
+    ] = None,
+    entries: Annotated[
+        int | None,
+        typer.Option(help="exchanges in the synthetic archive of lookups [default: 100000]"),
+    ] = None,
+    quick: Annotated[
+        bool, typer.Option(help="small numbers (3 replays, 2,000 entries) unless given")
+    ] = False,
+    work: Annotated[
+        Path | None, typer.Option(help="keep the archives here (default: a temporary directory)")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
+) -> None:
+    """Record and replay the volatile site: hit rates by level, false matches on trap
+    parameters, volatile-field precision and recall, identical screenshots with the aids on
+    and off, a canary for outbound requests, index lookup times at 100k entries, and page
+    load time live vs replayed."""
+    from dataclasses import replace
+
+    from webdojo.bench.cache_bench import CacheBenchConfig, run_cache_bench
+    from webdojo.bench.cache_bench_report import cache_bench_tables
+
+    config = CacheBenchConfig.quick() if quick else CacheBenchConfig()
+    given = {"replays": replays, "entries": entries}
+    config = replace(config, **{k: v for k, v in given.items() if v is not None})
+    if config.replays < 1 or config.entries < 10:
+        raise _fail(ConfigError("--replays must be at least 1 and --entries at least 10"))
+    try:
+        result = asyncio.run(
+            run_cache_bench(config, work, log=lambda m: console.print(f"[dim]{escape(m)}[/dim]"))
+        )
+    except WebdojoError as exc:
+        raise _fail(exc) from exc
+    console.print(cache_bench_tables(result))
+    if as_json:
+        _emit_json(result.to_json())
 
 
 register_viewer_commands(app)  # view, report

@@ -1,0 +1,193 @@
+"""What ``webdojo bench cache`` measured: the result, its JSON line and its rich tables."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Group
+from rich.table import Table
+
+from webdojo.bench.cache_lookup_bench import PROBE_KINDS, LookupResult
+from webdojo.cache.matcher import LEVELS
+from webdojo.cache.replayer import ReplayStats
+
+# The issue's targets.
+TARGET_SERVED, TARGET_PRECISION, TARGET_RECALL, TARGET_LOOKUP_MS = 0.99, 0.95, 0.90, 1.0
+
+
+@dataclass(frozen=True)
+class VolatileScore:
+    """The volatile fields the rules in force mask, scored against the site's manifest."""
+
+    precision: float
+    recall: float
+    masked: int  # distinct (host, path, where, name) fields masked in some recorded request
+    covered: int  # manifest entries masked in every recorded request that has them
+    manifest: int  # manifest entries
+    by_source: dict[str, int]  # rule source (default, user, learned) -> manifest entries covered
+    missed: list[str]  # manifest entries not covered
+    extra: list[str]  # masked fields the manifest does not list (false positives)
+
+
+@dataclass
+class ModeResult:
+    """The replays with the determinism aids on, or off."""
+
+    deterministic: bool
+    stats: ReplayStats = field(default_factory=ReplayStats)
+    hashes: list[str] = field(default_factory=list)  # one screenshot hash per replay
+    load_ms: list[float] = field(default_factory=list)  # goto until the page said it is done
+    false_matches: int = 0  # served responses recorded for other trap parameter values
+    trap_checked: int = 0  # served requests that carried trap parameters
+    page_mismatches: int = 0  # replays whose item lists differ from the live page's
+
+    @property
+    def identical(self) -> int:
+        """The size of the largest group of replays with one screenshot hash."""
+        return max(Counter(self.hashes).values(), default=0)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            **self.stats.to_json(),
+            "distinct_hashes": len(set(self.hashes)),
+            "identical_hashes": self.identical,
+            "false_matches": self.false_matches,
+            "trap_checked": self.trap_checked,
+            "page_mismatches": self.page_mismatches,
+            "load_ms": round(median(self.load_ms), 1),
+        }
+
+
+@dataclass
+class CacheBenchResult:
+    replays: int
+    recorded: int  # exchanges in the archive of the volatile site
+    volatile: VolatileScore
+    learn_rounds: int
+    learn_note: str  # where the scored rules came from
+    on: ModeResult
+    off: ModeResult
+    lookup: LookupResult
+    canary_hits: int = 0
+    canary_armed: bool = False  # the replay browser did reach the canary before replay
+    live_load_ms: list[float] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        both = ReplayStats()
+        both.add(self.on.stats)
+        both.add(self.off.stats)
+        live, replay = median(self.live_load_ms), median(self.on.load_ms)
+        return {
+            "served_rate": round(both.served / both.requests, 4) if both.requests else 0.0,
+            "requests": both.requests,
+            "served": both.served,
+            "by_level": {level: both.by_level.get(level, 0) for level in LEVELS},
+            "misses": both.misses,
+            "false_matches": self.on.false_matches + self.off.false_matches,
+            "trap_checked": self.on.trap_checked + self.off.trap_checked,
+            "page_mismatches": self.on.page_mismatches + self.off.page_mismatches,
+            "volatile_precision": round(self.volatile.precision, 3),
+            "volatile_recall": round(self.volatile.recall, 3),
+            "volatile_by_source": self.volatile.by_source,
+            "volatile_missed": self.volatile.missed,
+            "volatile_extra": self.volatile.extra,
+            "learn_rounds": self.learn_rounds,
+            "learn_note": self.learn_note,
+            "replays": self.replays,
+            "identical_hashes_on": self.on.identical,
+            "identical_hashes_off": self.off.identical,
+            "aborted_outbound": both.aborted_outbound,
+            "canary_hits": self.canary_hits,
+            "canary_armed": self.canary_armed,
+            **self.lookup.to_json(),
+            "load_ms_live": round(live, 1),
+            "load_ms_replay": round(replay, 1),
+            "load_ratio": round(replay / live, 3) if live else None,
+            "recorded_exchanges": self.recorded,
+            "replay_on": self.on.to_json(),
+            "replay_off": self.off.to_json(),
+            "bench_s": round(self.seconds, 1),
+        }
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else 0.0
+
+
+def _mark(ok: bool, text: str) -> str:
+    colour = "green" if ok else "red"
+    return f"[{colour}]{text}[/{colour}]"
+
+
+def cache_bench_tables(result: CacheBenchResult) -> Group:
+    """One table of the headline figures against their targets, one of the replays by mode,
+    one of the lookup times by level."""
+    data = result.to_json()
+    head = Table(title=f"webdojo cache bench: {result.replays} replays a mode")
+    for column in ("measure", "value", "target"):
+        head.add_column(column, justify="left" if column == "measure" else "right")
+    volatile = result.volatile
+    rows = [
+        ("served", _mark(data["served_rate"] >= TARGET_SERVED,
+                         f"{data['served']}/{data['requests']} ({data['served_rate']:.1%})"),
+         ">= 99%"),
+        ("false matches on trap params",
+         _mark(data["false_matches"] == 0, f"{data['false_matches']} of {data['trap_checked']}"),
+         "0"),
+        ("volatile precision", _mark(volatile.precision >= TARGET_PRECISION,
+                                     f"{volatile.precision:.3f}"), ">= 0.95"),
+        ("volatile recall", _mark(volatile.recall >= TARGET_RECALL,
+                                  f"{volatile.recall:.3f} ({volatile.covered}/{volatile.manifest})"),
+         ">= 0.90"),
+        ("learn rounds", f"{result.learn_rounds} ({result.learn_note})", "<= 3"),
+        ("identical hashes, aids on", _mark(result.on.identical == result.replays,
+                                           f"{result.on.identical}/{result.replays}"), "all"),
+        ("identical hashes, aids off", f"{result.off.identical}/{result.replays}", ""),
+        ("canary hits", _mark(result.canary_hits == 0 and result.canary_armed,
+                              f"{result.canary_hits}" + ("" if result.canary_armed
+                                                         else " (canary not reachable!)")), "0"),
+        ("aborted outbound", f"{data['aborted_outbound']}", ""),
+        ("lookup p99 (L0-L2)", _mark(data["lookup_p99_ms"] < TARGET_LOOKUP_MS,
+                                     f"{data['lookup_p99_ms']:.3f} ms"), "< 1 ms"),
+        ("page load live / replay", f"{data['load_ms_live']:.0f} / {data['load_ms_replay']:.0f}"
+         f" ms (x{data['load_ratio'] or 0:.2f})", ""),
+    ]  # fmt: skip
+    for row in rows:
+        head.add_row(*row)
+    return Group(head, _modes_table(result), _lookup_table(result.lookup))
+
+
+def _modes_table(result: CacheBenchResult) -> Table:
+    table = Table(title="replays by mode (hashes: distinct screenshot hashes; false: matches)")
+    columns = ("aids", "req", "served", *LEVELS, "miss", "hashes", "false", "load ms")
+    for column in columns:
+        table.add_column(column, justify="left" if column == "aids" else "right")
+    for mode in (result.on, result.off):
+        data = mode.to_json()
+        table.add_row(
+            "on" if mode.deterministic else "off",
+            str(data["requests"]),
+            str(data["served"]),
+            *(str(data["by_level"][level]) for level in LEVELS),
+            str(data["misses"]),
+            str(data["distinct_hashes"]),
+            str(data["false_matches"]),
+            f"{data['load_ms']:.0f}",
+        )
+    return table
+
+
+def _lookup_table(lookup: LookupResult) -> Table:
+    data = lookup.to_json()
+    table = Table(title=f"index lookups at {lookup.entries:,} entries "
+                        f"(built in {lookup.build_s:.1f} s)")  # fmt: skip
+    for column in ("probe", "n", "p50", "p99"):
+        table.add_column(column, justify="left" if column == "probe" else "right")
+    for kind in PROBE_KINDS:
+        row = data["lookup_by_level"][kind]
+        table.add_row(kind, str(row["n"]), f"{row['p50_ms']:.3f} ms", f"{row['p99_ms']:.3f} ms")
+    return table
