@@ -26,7 +26,7 @@ from typing import Any
 
 from playwright.async_api import BrowserContext, Page
 
-from webdojo.bench.cache_bench_report import CacheBenchResult, ModeResult, VolatileScore
+from webdojo.bench.cache_bench_report import CacheBenchResult, Learned, ModeResult, VolatileScore
 from webdojo.bench.cache_lookup_bench import run_lookup_bench
 from webdojo.bench.volatile_site import (
     BROWSER_VOLATILE,
@@ -42,6 +42,7 @@ from webdojo.cache.archive import Archive
 from webdojo.cache.determinism import DETERMINISTIC_LAUNCH_ARGS, screenshot_hash
 from webdojo.cache.drive import DriveConfig, record_url
 from webdojo.cache.index import Index
+from webdojo.cache.learn import learn_archive, learned_fields, precision_recall
 from webdojo.cache.matcher import Match
 from webdojo.cache.normalize import Endpoint, Field
 from webdojo.cache.replayer import Replayer, ReplayOptions
@@ -70,27 +71,16 @@ class CacheBenchConfig:
         return cls(replays=3, entries=2000, probes=500, live_loads=2)
 
 
-@dataclass(frozen=True)
-class Learned:
-    rules: RuleSet  # the rules in force after learning: defaults, user and learned ones
-    rounds: int  # learning rounds run (0: nothing learned)
-    note: str  # where the rules came from, for the report
-
-
 def learn_step(archive_path: Path) -> Learned:
-    """The learning step of the benchmark.
-
-    ``webdojo.cache.learn`` is not there yet, so this returns the rules the archive already
-    has (the built-in defaults plus its ``rules.yaml``) and 0 rounds. When it lands, call it
-    here: run it on ``archive_path``, save what it learned with the archive
-    (``Archive.save_rules``) so that replay applies it at level 2, and return the rules in
-    force with its round count. Scoring (``volatile_score``) and replay read the archive
-    after this step, so nothing else changes."""
+    """``webdojo cache learn`` on the recorded archive: its rules are saved with the archive,
+    so scoring and replay (which reopen it) use them at level 2. The learned fields alone are
+    scored against the manifest too (the issue's precision and recall)."""
+    report = learn_archive(archive_path)
     with Archive.open(archive_path) as archive:
         rules = archive.rules
-    learned = len(rules.learned())
-    note = f"default rules + {learned} learned" if learned else "default rules only"
-    return Learned(rules, 0, note)
+    precision, recall = precision_recall(learned_fields(report.rules), list(MANIFEST))
+    note = f"default rules + {len(report.rules)} learned in {report.rounds} round(s)"
+    return Learned(rules, report.rounds, note, precision, recall, len(report.rules))
 
 
 def _unit(endpoint: Endpoint, f: Field) -> tuple[str, str, str, str]:
@@ -289,8 +279,8 @@ async def run_cache_bench(
         lookup = run_lookup_bench(root / "lookup", config.entries, config.probes)
         say(f"lookup archive of {config.entries:,} exchanges built in {lookup.build_s:.1f} s")
         result = CacheBenchResult(
-            config.replays, report.meta.exchanges, score, learned.rounds, learned.note,
-            modes[0], modes[1], lookup, canary_hits, armed, live_ms,
+            config.replays, report.meta.exchanges, score, learned, modes[0], modes[1], lookup,
+            canary_hits, armed, live_ms,
         )  # fmt: skip
         result.seconds = time.perf_counter() - started
         return result

@@ -13,6 +13,7 @@ from rich.table import Table
 from webdojo.bench.cache_lookup_bench import PROBE_KINDS, LookupResult
 from webdojo.cache.matcher import LEVELS
 from webdojo.cache.replayer import ReplayStats
+from webdojo.cache.rules import RuleSet
 
 # The targets.
 TARGET_SERVED, TARGET_PRECISION, TARGET_RECALL, TARGET_LOOKUP_MS = 0.99, 0.95, 0.90, 1.0
@@ -61,13 +62,22 @@ class ModeResult:
         }
 
 
+@dataclass(frozen=True)
+class Learned:
+    rules: RuleSet  # the rules in force after learning: defaults, user and learned ones
+    rounds: int  # learning rounds run (0: nothing learned)
+    note: str  # where the rules came from, for the report
+    precision: float = 1.0  # of the learned fields alone, against the manifest
+    recall: float = 1.0
+    count: int = 0  # learned rules
+
+
 @dataclass
 class CacheBenchResult:
     replays: int
     recorded: int  # exchanges in the archive of the volatile site
     volatile: VolatileScore
-    learn_rounds: int
-    learn_note: str  # where the scored rules came from
+    learned: Learned  # what webdojo cache learn found, and where the scored rules came from
     on: ModeResult
     off: ModeResult
     lookup: LookupResult
@@ -95,8 +105,11 @@ class CacheBenchResult:
             "volatile_by_source": self.volatile.by_source,
             "volatile_missed": self.volatile.missed,
             "volatile_extra": self.volatile.extra,
-            "learn_rounds": self.learn_rounds,
-            "learn_note": self.learn_note,
+            "learned_precision": round(self.learned.precision, 3),
+            "learned_recall": round(self.learned.recall, 3),
+            "learned_rules": self.learned.count,
+            "learn_rounds": self.learned.rounds,
+            "learn_note": self.learned.note,
             "replays": self.replays,
             "identical_hashes_on": self.on.identical,
             "identical_hashes_off": self.off.identical,
@@ -143,7 +156,9 @@ def cache_bench_tables(result: CacheBenchResult) -> Group:
         ("volatile recall", _mark(volatile.recall >= TARGET_RECALL,
                                   f"{volatile.recall:.3f} ({volatile.covered}/{volatile.manifest})"),
          ">= 0.90"),
-        ("learn rounds", f"{result.learn_rounds} ({result.learn_note})", "<= 3"),
+        ("learned fields: precision", f"{result.learned.precision:.3f}", ">= 0.95"),
+        ("learned fields: recall", f"{result.learned.recall:.3f}", ">= 0.90"),
+        ("learn rounds", f"{result.learned.rounds} ({result.learned.note})", "<= 3"),
         ("identical hashes, aids on", _mark(result.on.identical == result.replays,
                                            f"{result.on.identical}/{result.replays}"), "all"),
         ("identical hashes, aids off", f"{result.off.identical}/{result.replays}", ""),

@@ -44,6 +44,7 @@ Source = Literal["default", "user", "learned"]
 _ID_LIKE = re.compile(
     r"^((?i:ids?|key|slug|sku|q|query|search|page|p|offset|limit|sort|lang)|.*[_-](?i:id)|.*[a-z]Id)$"
 )
+_PARAMS = frozenset({"query", "form", "json", "multipart"})  # where a name can ask for a thing
 _EPOCH = r"1[0-9]{9}(\.[0-9]{1,6})?|1[0-9]{12}"  # seconds or milliseconds, 2001-2033
 _UUID = r"(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 _HEX = r"[0-9a-fA-F]{16,}"
@@ -68,7 +69,8 @@ class Rule(BaseModel):
         if not fnmatch.fnmatchcase(field.name, self.name):
             return False
         if self.value is not None and (
-            _ID_LIKE.match(field.name) or not re.fullmatch(self.value, field.value.strip('"'))
+            (field.where in _PARAMS and _ID_LIKE.match(field.name))
+            or not re.fullmatch(self.value, field.value.strip('"'))
         ):
             return False
         return _host_matches(self.host, endpoint.host) and endpoint.path.startswith(self.path)
