@@ -46,6 +46,8 @@ def test_replay_serves_everything_offline_identically(recorded: tuple[Path, Vola
     assert len(result["screenshot_hashes"]) == 3 and len(set(result["screenshot_hashes"])) == 1
     stats = last_json(webdojo("cache", "stats", archive, "--json"))
     assert stats["last_replay"]["served"] == result["served"]
+    log = stats["last_replay"]["log"]  # the level of every hit, request by request
+    assert len(log) == result["requests"] and {lvl for _, _, lvl in log} <= set(result["by_level"])
     assert {h["host"] for h in stats["hosts"]} >= {"www.volatile.test", "api.volatile.test"}
 
 

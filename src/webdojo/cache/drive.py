@@ -173,9 +173,20 @@ async def replay_url(
                 await _replay_once(host, archive, url, config, options, report)
         finally:
             await host.aclose()
-            write_last_replay(archive_path, {"url": url, "when": time.time(), **report.to_json(),
-                                             "missed": report.stats.missed[:50]})  # fmt: skip
+            write_last_replay(archive_path, _last_replay(url, report))
     return report
+
+
+def _last_replay(url: str, report: ReplayReport) -> dict[str, Any]:
+    """What ``webdojo cache stats`` and ``learn`` read back: the counts, the first misses with
+    their nearest candidates, and the outcome (level, miss, aborted) of every request."""
+    return {
+        "url": url,
+        "when": time.time(),
+        **report.to_json(),
+        "missed": report.stats.missed[:50],
+        "log": [list(entry) for entry in report.stats.log],
+    }
 
 
 async def _replay_once(

@@ -29,6 +29,7 @@ from webdojo.errors import ArchiveError, CacheMiss
 
 OnMiss = Literal["404", "abort", "strict"]
 _MAX_MISSES_KEPT = 200
+_MAX_LOGGED = 10_000
 
 
 @dataclass
@@ -41,6 +42,14 @@ class ReplayStats:
     websockets: int = 0  # sockets the pages opened (none ever connects)
     broken: int = 0  # matched, but the archive's record could not be read (failed requests)
     missed: list[dict[str, Any]] = field(default_factory=list)  # the first misses, with candidates
+    log: list[tuple[str, str, str]] = field(
+        default_factory=list
+    )  # method, url, L0-L4 | miss | aborted
+
+    def note(self, method: str, url: str, outcome: str) -> None:
+        """The outcome of one request (capped: a page that polls forever cannot grow it)."""
+        if len(self.log) < _MAX_LOGGED:
+            self.log.append((method, url, outcome))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -62,6 +71,7 @@ class ReplayStats:
         self.websockets += other.websockets
         self.broken += other.broken
         self.missed += other.missed[: max(0, _MAX_MISSES_KEPT - len(self.missed))]
+        self.log += other.log[: max(0, _MAX_LOGGED - len(self.log))]
 
 
 @dataclass
@@ -117,6 +127,7 @@ class Replayer:
         self.stats.requests += 1
         if (parts.hostname or "").lower() not in self._hosts:
             self.stats.aborted_outbound += 1
+            self.stats.note(request.method, request.url, "aborted")
             await route.abort("blockedbyclient")
             return
         headers = await request.all_headers()
@@ -133,6 +144,7 @@ class Replayer:
             return
         self.stats.served += 1
         self.stats.by_level[match.level or ""] += 1
+        self.stats.note(captured.method, captured.url, match.level or "")
         if len(self.served) < self.options.keep_served:
             self.served.append(match)
         await route.fulfill(
@@ -153,6 +165,7 @@ class Replayer:
 
     async def _miss(self, route: Route, request: CapturedRequest, match: Match) -> None:
         self.stats.misses += 1
+        self.stats.note(request.method, request.url, "miss")
         near = [
             {"url": c.entry.url, "score": c.score, "differences": [list(d) for d in c.differences]}
             for c in match.candidates
