@@ -24,7 +24,7 @@ from webdojo.browser.guard import first_line
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.session import SETUP_TIMEOUT_S, BrowserSession
 from webdojo.cache.archive import Archive
-from webdojo.cache.recorder import RecordingSink, RecordSpec
+from webdojo.cache.recorder import recording_sink
 from webdojo.cache.replayer import Replayer
 from webdojo.errors import BrowserClosed, ChromiumNotFound, InfraError
 
@@ -42,7 +42,6 @@ class BrowserHost:
         self.pid = pid  # Chromium's main process; None if the browser did not say
         self._sessions: weakref.WeakSet[BrowserSession] = weakref.WeakSet()
         self._archives: dict[str, Archive] = {}  # opened once, shared by the sessions replaying
-        self._sinks: dict[str, RecordingSink] = {}  # archives being recorded, written at close
         self._closed = False
 
     @classmethod
@@ -113,7 +112,7 @@ class BrowserHost:
                 session.replayer = Replayer(self._archive(options.archive))
                 await session.replayer.attach(context)
             if options.record:
-                sink = self._sink(options.record)
+                sink = recording_sink(options.record)
                 session.recording = (sink, sink.recorder())
                 await session.recording[1].attach(context)
             await session._open()
@@ -128,11 +127,6 @@ class BrowserHost:
             self._archives[path] = Archive.open(Path(path))
         return self._archives[path]
 
-    def _sink(self, spec: RecordSpec) -> RecordingSink:
-        if spec.path not in self._sinks:
-            self._sinks[spec.path] = RecordingSink(spec, source="record sessions")
-        return self._sinks[spec.path]
-
     def _forget(self, session: BrowserSession) -> None:
         self._sessions.discard(session)
 
@@ -145,8 +139,6 @@ class BrowserHost:
         self._closed = True
         for archive in self._archives.values():
             archive.close()
-        for sink in self._sinks.values():
-            sink.close()  # builds the index; the archive is complete from here
         with contextlib.suppress(PlaywrightError, TimeoutError):
             await asyncio.wait_for(self._browser.close(), 10)
         with contextlib.suppress(PlaywrightError, TimeoutError):

@@ -138,9 +138,10 @@ class Recorder:
 @dataclass(frozen=True)
 class RecordSpec:
     """Record every session of a run into one archive: a session option (``SessionOptions.
-    record``), for recording with a policy over a task file."""
+    record``), for recording with a policy over a task file. The sessions of a process share
+    one writer (``recording_sink``); the archive is complete after ``finish_recording``."""
 
-    path: str  # the archive directory; written when the browser host closes
+    path: str  # the archive directory
     hosts: tuple[str, ...] | None = None  # the hosts that may be contacted; None = any
 
 
@@ -163,3 +164,22 @@ class RecordingSink:
 
     def close(self) -> None:
         self.writer.close()
+
+
+_SINKS: dict[str, RecordingSink] = {}  # per process: a browser relaunched mid-run keeps writing
+
+
+def recording_sink(spec: RecordSpec) -> RecordingSink:
+    """The process's writer of ``spec.path``, opened (replacing an old archive) on first use."""
+    if spec.path not in _SINKS:
+        _SINKS[spec.path] = RecordingSink(spec, source="record sessions")
+    return _SINKS[spec.path]
+
+
+def finish_recording(path: str) -> bool:
+    """Build the index and metadata of a recording; False when no session recorded into it."""
+    sink = _SINKS.pop(path, None)
+    if sink is None:
+        return False
+    sink.close()
+    return True

@@ -15,7 +15,7 @@ from rich.console import Console
 
 from webdojo.cache.archive import META, read_meta
 from webdojo.cache.drive import resolver_rules
-from webdojo.cache.recorder import RecordSpec
+from webdojo.cache.recorder import RecordSpec, finish_recording
 from webdojo.cli.run import choose_policy
 from webdojo.errors import ConfigError
 from webdojo.models.config import ModelConfig
@@ -62,7 +62,12 @@ def record_tasks(
         record=RecordSpec(str(out), allowed_hosts(task_set, mapped)),
         browser_args=(f"--host-resolver-rules={rules}",) if rules else (),
     )
-    records = asyncio.run(run_job(config, task_set, chosen))
+    try:
+        records = asyncio.run(run_job(config, task_set, chosen))
+    finally:
+        recorded = finish_recording(str(out))  # kept even when the run failed
+    if not recorded:
+        raise ConfigError(f"no session of {spec} was recorded (the task set has no episode)")
     meta = read_meta(out)
     return {
         "out": str(out),
