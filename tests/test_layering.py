@@ -43,11 +43,13 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "prompts": (*CORE, "parsing", "models", "tasks"),
     "policies": (*CORE, "parsing", "models", "prompts", "tasks"),
     "sites": (*CORE, "local_http", "tasks"),
+    "envs": (*CORE, "asgi", "tasks"),  # hosted environments: servers and their task sets
     "store": (*CORE, "tasks"),
     "rollout": (
         *CORE,
         "browser",
         "cache.recorder",  # RecordSpec, the session option that records a run's traffic
+        "envs",  # a run with --wiki serves the ZIM
         "policies",
         "sites",
         "store",
@@ -98,6 +100,7 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
         "cache",
         "checks",
         "doctor",
+        "envs",
         "judges",
         "models",
         "policies",

@@ -46,6 +46,8 @@ The ``fault`` says who is to blame, which decides how a trainer should treat the
     │   ├── RecordSchemaError          bad_record      (a stored record of a newer schema)
     │   ├── LabelFileError             bad_label_file  (a human-label file: file:line: field)
 │   ├── ArchiveError               bad_archive     (a cache archive, WARC or HAR file)
+    │   ├── ZimError                   bad_zim         (a ZIM file: missing, unreadable, not a ZIM)
+    │   ├── MissingDependency          missing_dependency (a package or program to install)
     │   ├── MissingObservation         missing_observation (a step's context cannot be rebuilt)
     │   ├── UnknownTask                unknown_task    (server: no such task id)
     │   ├── Unauthorized               unauthorized    (server: missing/wrong bearer token)
@@ -327,6 +329,20 @@ class ArchiveError(ConfigError):
     records were skipped."""
 
     code = "bad_archive"
+
+
+class ZimError(ConfigError):
+    """A ZIM file (an offline Wikipedia, ``webdojo.envs``) that cannot be served: missing,
+    unreadable, or not a ZIM. ``details`` name the file."""
+
+    code = "bad_zim"
+
+
+class MissingDependency(ConfigError):
+    """An optional package or program that a command needs is not installed; the message says
+    what to install (the pip or apt line)."""
+
+    code = "missing_dependency"
 
 
 class MissingObservation(ConfigError):

@@ -20,6 +20,7 @@ from webdojo.cli.select import register as register_select
 from webdojo.cli.tasks import tasks_app
 from webdojo.cli.train import train_app
 from webdojo.cli.viewer import register as register_viewer_commands
+from webdojo.cli.wiki import wiki_app
 from webdojo.errors import ConfigError, ServerDown, WebdojoError
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
@@ -31,6 +32,7 @@ app.add_typer(tasks_app, name="tasks")
 app.add_typer(judge_app, name="judge")
 app.add_typer(train_app, name="train")
 app.add_typer(cache_app, name="cache")
+app.add_typer(wiki_app, name="wiki")
 register_select(app)
 register_export(app)
 
@@ -58,11 +60,12 @@ RUN_HELP = {
     "out": "run directory (default runs/<timestamp>); an existing one is resumed",
     "model_base_url": "OpenAI-compatible endpoint (else $WEBDOJO_MODEL_BASE_URL)",
     "model": "model name (else $WEBDOJO_MODEL)",
-    "template": "prompt template for the openai policy: qwen, webgym_memory, browseragent, funcall",
+    "template": "prompt template for the openai policy: qwen, webgym_memory, browseragent, funcall (default: browseragent with --wiki, else webgym_memory)",
     "server": "run the browsers on a `webdojo serve` server at this URL",
     "token": "that server's bearer token",
     "json": "print a JSON summary as the last stdout line",
     "archive": "replay every page from this cache archive (`webdojo cache record`); no network",
+    "wiki": "serve this ZIM file (an offline Wikipedia) and start every task at its search page; tasks may be in any QA format `webdojo tasks import` reads",
 }
 
 
@@ -77,13 +80,14 @@ def run(
     out: Annotated[Path | None, typer.Option(help=RUN_HELP["out"])] = None,
     model_base_url: Annotated[str | None, typer.Option(help=RUN_HELP["model_base_url"])] = None,
     model: Annotated[str | None, typer.Option(help=RUN_HELP["model"])] = None,
-    template: Annotated[str, typer.Option(help=RUN_HELP["template"])] = "webgym_memory",
+    template: Annotated[str | None, typer.Option(help=RUN_HELP["template"])] = None,
     server: Annotated[str | None, typer.Option(help=RUN_HELP["server"])] = None,
     token: Annotated[
         str | None, typer.Option(help=RUN_HELP["token"], envvar="WEBDOJO_SERVER_TOKEN")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help=RUN_HELP["json"])] = False,
     archive: Annotated[Path | None, typer.Option(help=RUN_HELP["archive"])] = None,
+    wiki: Annotated[Path | None, typer.Option(help=RUN_HELP["wiki"])] = None,
 ) -> None:
     """Roll out a policy on a task set, verify every episode, store and summarize the run.
 
@@ -109,6 +113,7 @@ def run(
             as_json=as_json,
             console=console,
             emit_json=_emit_json,
+            wiki=None if wiki is None else str(wiki),
         )
     except ServerDown as exc:
         errors.print(

@@ -12,6 +12,9 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from webdojo.envs.wiki_server import choose_backend
+from webdojo.envs.wiki_tasks import load_qa_tasks
+from webdojo.envs.zim import check_zim_file
 from webdojo.errors import ServerDown
 from webdojo.models.config import ModelConfig
 from webdojo.policies import make_policy
@@ -50,17 +53,23 @@ def run_command(
     out: Path,
     model_base_url: str | None,
     model: str | None,
-    template: str,
+    template: str | None,
     server: str | None,
     token: str | None,
     archive: str | None,
     as_json: bool,
     console: Console,
     emit_json: Callable[[dict[str, Any]], None],
+    wiki: str | None = None,
 ) -> None:
     overrides = {k: v for k, v in {"base_url": model_base_url, "model": model}.items() if v}
     model_config = ModelConfig.from_env(**overrides)
-    task_set = load_spec(tasks)
+    # QA on a wiki reads any QA format and is BrowserAgent's setting: its template by default
+    task_set = load_qa_tasks(tasks) if wiki else load_spec(tasks)
+    if wiki:  # a missing ZIM or server program fails here, before the run directory is made
+        wiki = str(check_zim_file(Path(wiki)))
+        choose_backend(Path(wiki))
+    template = template or ("browseragent" if wiki else "webgym_memory")
     chosen = choose_policy(policy, model_config, seed, template, console)
     config = RunConfig(
         tasks=tasks,
@@ -74,6 +83,7 @@ def run_command(
         server=server,
         token=token,
         archive=archive,
+        wiki=wiki,
     )
     started = time.perf_counter()
     stopped: ServerDown | None = None

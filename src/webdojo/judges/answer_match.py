@@ -24,49 +24,25 @@ in markdown bold), are taken off before matching (``unwrap_answer``); the verdic
 from __future__ import annotations
 
 import re
-import string
 import time
 from abc import abstractmethod
-from collections import Counter
 from dataclasses import dataclass
 
 from webdojo.judges.base import Judge, JudgeOptions, make_verdict, missing_input
 from webdojo.judges.trajectory import Trajectory
 from webdojo.store.verdicts import Criterion, Label, Verdict
 from webdojo.tasks.schema import Task
+from webdojo.tasks.squad import exact_match, token_f1
+from webdojo.tasks.squad import normalize_answer as normalize_answer  # its old home
 
 F1_THRESHOLD = 0.5  # the f1 judge's default pass mark: at least half the tokens agree
 
-_PUNCTUATION = frozenset(string.punctuation)
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
 _ANSWER_OPEN = re.compile(r"<[ \t]*answer[ \t]*>", re.I)
 _ANSWER_CLOSE = re.compile(r"<[ \t]*/[ \t]*answer[ \t]*>", re.I)
 _LABEL = re.compile(r"[\s*_]*(?:final[ \t]+)?answer[ \t*_]*[:：][\s*_]*", re.I)
 
 
-# --- SQuAD v1.1 metrics ------------------------------------------------------------------------
-
-
-def normalize_answer(text: str) -> str:
-    """SQuAD v1.1's normalization: lower case, no punctuation, no articles, single spaces."""
-    text = "".join(ch for ch in text.lower() if ch not in _PUNCTUATION)
-    return " ".join(_ARTICLES.sub(" ", text).split())
-
-
-def exact_match(prediction: str, truth: str) -> bool:
-    return normalize_answer(prediction) == normalize_answer(truth)
-
-
-def token_f1(prediction: str, truth: str) -> float:
-    """SQuAD v1.1's token F1 of two answers (0.0 when they share no token)."""
-    predicted = normalize_answer(prediction).split()
-    expected = normalize_answer(truth).split()
-    same = sum((Counter(predicted) & Counter(expected)).values())
-    if same == 0:
-        return 0.0
-    precision = same / len(predicted)
-    recall = same / len(expected)
-    return 2 * precision * recall / (precision + recall)
+# --- SQuAD v1.1 metrics (in webdojo.tasks.squad, shared with the QA verifier) -------------
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,8 @@ from typing import Any
 from webdojo.browser.chromium import BrowserConfig
 from webdojo.browser.options import SessionOptions
 from webdojo.cache.recorder import RecordSpec
+from webdojo.envs.wiki_server import WikiServer
+from webdojo.envs.wiki_tasks import on_wiki
 from webdojo.errors import ConfigError
 from webdojo.policies.base import Policy
 from webdojo.rollout.engine import AsyncEngine, EngineConfig
@@ -45,6 +47,8 @@ class RunConfig:
     archive: str | None = None  # replay every page from this cache archive (no network)
     record: RecordSpec | None = None  # record every session's traffic into a cache archive
     browser_args: tuple[str, ...] = ()  # extra Chromium flags (--host-resolver-rules=...)
+    wiki: str | None = None  # a ZIM file: serve it and start every task at its search page
+    wiki_backend: str = "auto"  # auto | kiwix | libzim (webdojo.envs.wiki_server)
 
 
 ProgressHook = Callable[[EpisodeRecord], None]
@@ -82,6 +86,9 @@ async def run_job(
     with contextlib.ExitStack() as stack:
         store = stack.enter_context(RunStore(root))
         store.write_config(_config_record(config))
+        if config.wiki:  # QA on an offline Wikipedia: every episode starts at its search page
+            wiki = stack.enter_context(WikiServer(config.wiki, backend=config.wiki_backend))
+            task_set = on_wiki(task_set, wiki.search_url)
         specs = plan_episodes(task_set, config)
         env = _make_env(config, task_set, session, stack)
         engine = AsyncEngine(

@@ -85,13 +85,14 @@ class Rubric(_Strict):
 
 # --- verifier checks (all must pass) -----------------------------------------------------
 
-AnswerMatch = Literal["exact", "contains", "regex", "number", "any_of"]
+AnswerMatch = Literal["exact", "contains", "regex", "number", "any_of", "em"]
 
 
 class AnswerCheck(_Strict):
     """Compare the final answer. Text is normalized (case, whitespace, punctuation at the ends)
     before ``exact``/``contains``/``any_of``; ``number`` parses the first number in the answer and
-    compares within ``tolerance``."""
+    compares within ``tolerance``. ``em`` is SQuAD's exact match against any of ``values`` (the
+    golden answers of a QA task; ``webdojo.tasks.squad``), and its reason gives the best F1."""
 
     kind: Literal["answer"] = "answer"
     match: AnswerMatch = "exact"

@@ -13,6 +13,7 @@ from typing import Any
 from webdojo.errors import PageCrashed
 from webdojo.observation import FinalState
 from webdojo.tasks.schema import AnswerCheck, Check, StorageCheck, Task, TextCheck, UrlCheck
+from webdojo.tasks.squad import best_scores
 
 _MISSING = object()
 _NUMBER_RE = re.compile(r"-?\d[\d,]*(?:\.\d+)?|-?\.\d+")
@@ -83,6 +84,10 @@ def _answer(check: AnswerCheck, answer: str | None) -> tuple[bool, str]:
     if check.match == "regex":
         ok = re.search(str(want), answer, re.IGNORECASE) is not None
         return ok, f"answer {answer!r} against /{want}/"
+    if check.match == "em":
+        exact, f1 = best_scores(answer, check.values or [])
+        shown = ", ".join(repr(v) for v in check.values or [])
+        return exact, f"answer {answer!r} vs golden [{shown}]: exact match {exact}, F1 {f1:.3f}"
     if check.match == "any_of":
         options = [normalize_text(v) for v in check.values or []]
         return got in options, f"answer {got!r} in {options}"

@@ -1,0 +1,1 @@
+"""Hosted third-party environments: MiniWoB++ and an offline Wikipedia (ZIM files)."""
