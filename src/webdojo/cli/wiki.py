@@ -33,7 +33,12 @@ def serve(
     except WebdojoError as exc:
         errors.print(f"[red]error[/red] {escape(str(exc))}")
         raise typer.Exit(code=2) from exc
-    console.print(f"serving {escape(server.describe())}")
-    console.print(f"search page: {server.search_url}")
-    console.print(server.url, markup=False, highlight=False)  # the last line: the URL alone
-    server.serve_forever()
+    try:  # Ctrl-C may come as soon as the URL is out: a clean stop either way
+        console.print(f"serving {escape(server.describe())}")
+        console.print(f"search page: {server.search_url}")
+        console.print(server.url, markup=False, highlight=False)  # the last line: the URL alone
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()

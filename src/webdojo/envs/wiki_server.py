@@ -83,12 +83,10 @@ class WikiServer:
         return f"{self.zim.name} ({self.title}) served by {self.backend} at {self.url}"
 
     def serve_forever(self) -> None:
-        """Block until Ctrl-C, then close (the CLI's ``webdojo wiki serve``)."""
+        """Block until Ctrl-C (KeyboardInterrupt, for the caller to catch), then close."""
         try:
             while True:
                 time.sleep(0.5)
-        except KeyboardInterrupt:
-            pass
         finally:
             self.close()
 

@@ -1,0 +1,81 @@
+"""``webdojo wiki serve`` and ``webdojo run --wiki`` as users run them (child processes)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from conftest import NQ_SAMPLE, shared
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
+from cli_process import last_json, webdojo
+
+
+def test_wiki_serve_prints_the_url_and_stops_on_ctrl_c(indexed_zim: Path) -> None:
+    command = [sys.executable, "-m", "webdojo.cli", "wiki", "serve", str(indexed_zim),
+               "--port", "0", "--backend", "libzim"]  # fmt: skip
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        lines = [proc.stdout.readline() for _ in range(3)]
+        assert "served by libzim" in lines[0] and "search page:" in lines[1]
+        url = lines[2].strip()
+        assert url.startswith("http://127.0.0.1:")
+        with httpx.Client(trust_env=False, timeout=10) as http:
+            found = http.get(url + "/search", params={"pattern": "Kilimanjaro"})
+        assert "Mount Kilimanjaro" in found.text
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+
+
+@pytest.mark.browser
+def test_run_with_wiki_reads_our_tasks_and_flashrag(indexed_zim: Path, tmp_path: Path) -> None:
+    own = tmp_path / "qa.jsonl"
+    steps = [
+        {"type": "type", "target": {"html_id": "kiwixsearchbox"}, "text": "Marie", "enter": True},
+        {"type": "click", "target": {"role": "link", "name": "Marie Curie"}},
+        {"type": "stop", "answer": "Warsaw"},
+    ]
+    row = {"id": "curie", "instruction": "Where was Marie Curie born?", "solution": steps,
+           "reference_answers": [{"type": "golden", "answer": "Warsaw"}]}  # fmt: skip
+    own.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    out = tmp_path / "run"
+    summary = last_json(
+        webdojo(
+            "run",
+            "--tasks",
+            f"{own},{shared(NQ_SAMPLE)}",
+            "--wiki",
+            indexed_zim,
+            "--limit",
+            "2",
+            "--policy",
+            "scripted",
+            "--out",
+            out,
+            "--json",
+        )
+    )
+    assert summary["episodes"] == 2 and summary["success_rate"] == 0.5, summary
+    config = json.loads((out / "config.json").read_text())
+    assert config["wiki"] == str(indexed_zim.resolve())
+    episodes = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
+    verdicts = {e["task_id"]: e["verifier"]["reasons"][0] for e in episodes}
+    assert "exact match True" in verdicts["curie"]
+    assert "exact match False" in verdicts["flashrag:test_0"]  # no solution: an empty answer
+
+
+def test_run_with_a_missing_zim_says_so(tmp_path: Path) -> None:
+    proc = webdojo("run", "--tasks", shared(NQ_SAMPLE), "--wiki", tmp_path / "absent.zim",
+                   "--out", tmp_path / "run")  # fmt: skip
+    assert proc.returncode == 2
+    assert "[bad_zim]" in proc.stderr and "no such ZIM file" in proc.stderr
+    assert not (tmp_path / "run").exists()
