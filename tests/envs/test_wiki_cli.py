@@ -71,6 +71,9 @@ def test_run_with_wiki_reads_our_tasks_and_flashrag(indexed_zim: Path, tmp_path:
     verdicts = {e["task_id"]: e["verifier"]["reasons"][0] for e in episodes}
     assert "exact match True" in verdicts["curie"]
     assert "exact match False" in verdicts["flashrag:test_0"]  # no solution: an empty answer
+    # verify reads the QA sets as the run did (FlashRAG, exact-match verifiers), no browser
+    agreement = last_json(webdojo("verify", out, "--json"))
+    assert agreement["episodes"] == 2 == agreement["agree"] and agreement["disagree"] == []
 
 
 def test_run_with_a_missing_zim_says_so(tmp_path: Path) -> None:

@@ -14,11 +14,11 @@ import pytest
 
 from conftest import NQ_SAMPLE, shared
 from webdojo.envs.kiwix import kiwix_serve_path
-from webdojo.envs.wiki_tasks import load_qa_tasks
 from webdojo.policies import make_policy
 from webdojo.rollout.run import RunConfig, run_job
 from webdojo.store.records import EpisodeRecord
 from webdojo.tasks.loader import TaskSet
+from webdojo.tasks.qa_tasks import load_qa_tasks
 from webdojo.tasks.schema import SolutionStep
 
 pytestmark = pytest.mark.browser

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from conftest import NQ_SAMPLE, shared
-from webdojo.envs.wiki_tasks import load_qa_tasks, on_wiki, with_answer_check
 from webdojo.errors import TaskFileError
 from webdojo.observation import FinalState
+from webdojo.tasks.qa_tasks import load_qa_tasks, on_wiki, with_answer_check
 from webdojo.tasks.schema import AnswerCheck, Task, Verifier
 from webdojo.tasks.verify import verify
 

@@ -13,7 +13,6 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from webdojo.envs.wiki_server import choose_backend
-from webdojo.envs.wiki_tasks import load_qa_tasks
 from webdojo.envs.zim import check_zim_file
 from webdojo.errors import ServerDown
 from webdojo.models.config import ModelConfig
@@ -24,6 +23,7 @@ from webdojo.store.records import EpisodeRecord
 from webdojo.store.summary import summarize
 from webdojo.store.tables import summary_tables
 from webdojo.tasks.loader import load_spec
+from webdojo.tasks.qa_tasks import load_qa_tasks
 from webdojo.viewer import write_report
 
 

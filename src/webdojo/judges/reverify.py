@@ -25,6 +25,7 @@ from webdojo.store.records import EpisodeRecord
 from webdojo.store.run_reader import read_run
 from webdojo.store.run_store import CONFIG, read_config
 from webdojo.tasks.loader import load_spec
+from webdojo.tasks.qa_tasks import load_qa_tasks
 from webdojo.tasks.schema import Task
 from webdojo.tasks.verify import VerifyResult, verify
 
@@ -71,10 +72,13 @@ def reverify_run(root: Path, tasks: str | None = None) -> ReverifyReport:
     root = Path(root)
     if not root.is_dir():
         raise ConfigError(f"{root} is not a run directory")
-    spec = tasks or (read_config(root) or {}).get("tasks")
+    config = read_config(root) or {}
+    spec = tasks or config.get("tasks")
     if not isinstance(spec, str) or not spec:
         raise ConfigError(f"{root / CONFIG} names no task set: pass --tasks")
-    by_id = {task.id: task for task in load_spec(spec).tasks}
+    # a run on the offline wiki read its QA sets with their exact-match verifiers: the same here
+    load = load_qa_tasks if config.get("wiki") else load_spec
+    by_id = {task.id: task for task in load(spec).tasks}
     report = ReverifyReport(run=str(root), tasks=spec)
     for record in read_run(root, strict=True).episodes.values():
         _check(record, by_id.get(record.task_id), report)

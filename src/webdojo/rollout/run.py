@@ -16,7 +16,6 @@ from webdojo.browser.chromium import BrowserConfig
 from webdojo.browser.options import SessionOptions
 from webdojo.cache.recorder import RecordSpec
 from webdojo.envs.wiki_server import WikiServer
-from webdojo.envs.wiki_tasks import on_wiki
 from webdojo.errors import ConfigError
 from webdojo.policies.base import Policy
 from webdojo.rollout.engine import AsyncEngine, EngineConfig
@@ -27,6 +26,7 @@ from webdojo.sites.server import SiteServer
 from webdojo.store.records import EpisodeRecord
 from webdojo.store.run_store import RunStore
 from webdojo.tasks.loader import TaskSet
+from webdojo.tasks.qa_tasks import on_wiki
 
 
 @dataclass(frozen=True)
