@@ -3,6 +3,7 @@ validation runs in real Chromium. One Chromium (the validator's) serves every te
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -120,16 +121,16 @@ async def test_a_rerun_skips_finished_sites(
     assert report.diversity.pairs == 1
 
 
-def test_the_command_resumes_and_ends_with_the_json_line(
-    tmp_path: Path, fake_openai: FakeOpenAIServer
-) -> None:
+async def test_the_command_resumes_and_ends_with_the_json_line(
+    tmp_path: Path, fake_openai: FakeOpenAIServer, fake_model_config: ModelConfig,
+    validator: Validator,
+) -> None:  # fmt: skip
     fake_openai.push(GOOD)
+    await _generate(tmp_path, fake_model_config, validator, n=1)
     args = ["sites", "generate", "--n", "1", "--out", str(tmp_path), "--json",
             "--model-base-url", fake_openai.base_url, "--model", fake_openai.model,
             "--page-timeout", "2"]  # fmt: skip
-    first = CliRunner().invoke(app, args)
-    assert first.exit_code == 0, first.output
-    again = CliRunner().invoke(app, args)
+    again = await asyncio.to_thread(CliRunner().invoke, app, args)  # its own event loop
     assert again.exit_code == 0, again.output
     last = json.loads(again.output.strip().splitlines()[-1])
     assert (last["accepted"], last["rejected"], last["out"]) == (1, 0, str(tmp_path))

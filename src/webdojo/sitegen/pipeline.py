@@ -119,11 +119,12 @@ async def generate_sites(
             report.resumed += 1
             if on_site is not None:
                 on_site(done, True)
-    own = validator is None
-    checker = validator or Validator(config.validation)
+    todo = [(name, triple) for name, triple in plan if name not in records]
+    own = validator is None and bool(todo)  # no browser for a run with nothing left to do
+    checker = (validator or Validator(config.validation)) if todo else None
     limit = asyncio.Semaphore(config.concurrency)
 
-    async def one(name: str, triple: Triple) -> None:
+    async def one(name: str, triple: Triple, checker: Validator) -> None:
         async with limit:
             record = await _generate_one(name, triple, out, client, checker, config, report)
         records[name] = record
@@ -132,11 +133,11 @@ async def generate_sites(
 
     try:
         async with asyncio.TaskGroup() as group:
-            for name, triple in plan:
-                if name not in records:
-                    group.create_task(one(name, triple))
+            for name, triple in todo:
+                assert checker is not None
+                group.create_task(one(name, triple, checker))
     finally:
-        if own:
+        if own and checker is not None:
             await checker.aclose()
     report.records = [records[name] for name, _ in plan]
     report.cost = config.price.cost(report.usage) or 0.0
