@@ -12,9 +12,10 @@ import pytest
 from site_templates import CONSOLE_ERROR_AND_BAD_REFERENCE, EXTERNAL, GOOD, LOOPS_FOREVER
 from typer.testing import CliRunner
 
-from fakes.openai_server import FakeOpenAIServer, message_text
+from fakes.openai_server import FakeOpenAIServer, Reply, message_text
 from webdojo.checks.sites import check_sites
 from webdojo.cli.app import app
+from webdojo.errors import ModelError
 from webdojo.models import ModelClient, ModelConfig
 from webdojo.sitegen.pipeline import (
     GENERATION,
@@ -136,3 +137,13 @@ async def test_the_command_resumes_and_ends_with_the_json_line(
     assert (last["accepted"], last["rejected"], last["out"]) == (1, 0, str(tmp_path))
     assert (last["resumed"], last["calls"]) == (1, 0)
     assert len(fake_openai.requests) == 1
+
+
+async def test_an_endpoint_failure_ends_the_run_and_leaves_the_site_to_do(
+    tmp_path: Path, fake_openai: FakeOpenAIServer, fake_model_config: ModelConfig,
+    validator: Validator,
+) -> None:  # fmt: skip
+    fake_openai.push(Reply(status=500), Reply(status=500), Reply(status=500))
+    with pytest.raises(ModelError, match="HTTP 500"):
+        await _generate(tmp_path, fake_model_config, validator, n=1)
+    assert not list((tmp_path / GENERATION).glob("gen*.json"))  # a rerun asks again

@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from webdojo.errors import WebdojoError
 from webdojo.models.ask import ReplyRejected
 from webdojo.models.client import ModelClient
 from webdojo.models.usage import Price, Usage
@@ -136,6 +137,9 @@ async def generate_sites(
             for name, triple in todo:
                 assert checker is not None
                 group.create_task(one(name, triple, checker))
+    except BaseExceptionGroup as failed:  # the endpoint's error, not a group, for the caller
+        first = failed.exceptions[0]
+        raise (first if isinstance(first, WebdojoError) else failed) from None
     finally:
         if own and checker is not None:
             await checker.aclose()
