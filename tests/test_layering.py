@@ -64,6 +64,8 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "server.serve": (*CORE, "asgi", "browser", "tasks", "server.api", "server.pool"),
     "server.child_process": CORE,
     "taskgen": (*CORE, "models", "tasks"),
+    # site generation validates with `sites check`'s task replays: above checks and rollout
+    "sitegen": (*CORE, "browser", "checks", "models", "rollout", "sites", "store", "tasks"),
     "doctor": (*CORE, "browser", "models"),
     "judges": (*CORE, "models", "store", "tasks"),
     # the top of the data flow: the loop rolls out, judges, selects and trains
@@ -106,6 +108,7 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
         "policies",
         "rollout",
         "server.serve",
+        "sitegen",
         "store",
         "taskgen",
         "tasks",

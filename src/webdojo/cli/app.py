@@ -17,6 +17,7 @@ from webdojo.cli.cache import cache_app
 from webdojo.cli.export import register as register_export
 from webdojo.cli.judge import judge_app
 from webdojo.cli.select import register as register_select
+from webdojo.cli.sites_generate import register as register_sites_generate
 from webdojo.cli.tasks import tasks_app
 from webdojo.cli.train import train_app
 from webdojo.cli.viewer import register as register_viewer_commands
@@ -34,6 +35,7 @@ app.add_typer(train_app, name="train")
 app.add_typer(cache_app, name="cache")
 app.add_typer(wiki_app, name="wiki")
 register_select(app)
+register_sites_generate(sites_app)
 register_export(app)
 
 console = Console()  # with --json, the JSON object is still the last stdout line

@@ -28,6 +28,10 @@ class SiteServer(LoopbackHTTPServer):
         super().__init__(_make_handler(self._roots), host, port, name="webdojo-sites")
         self.start()
 
+    def add(self, site: Site) -> None:
+        """Serve one more site from now on (a generator validates sites as they are written)."""
+        self._roots[site.info.name] = site.path
+
     def url_for(self, site: str, path: str = "") -> str:
         return f"{self.base_url}/{site}/{path.lstrip('/')}"
 

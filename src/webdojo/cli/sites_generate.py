@@ -1,0 +1,116 @@
+"""``webdojo sites generate``: a thin shell over ``webdojo.sitegen`` (model endpoint, progress
+bar, summary table, ``--json``)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from webdojo.cli.exits import model_command_exits
+from webdojo.models import ModelClient, ModelConfig
+from webdojo.models.usage import Price
+
+if TYPE_CHECKING:  # the pipeline loads Playwright and the rollout engine: only when run
+    from webdojo.sitegen.pipeline import SitegenConfig, SitegenReport
+
+console = Console(soft_wrap=True)
+errors = Console(stderr=True, soft_wrap=True)
+
+
+def register(sites_app: typer.Typer) -> None:
+    sites_app.command("generate")(generate)
+
+
+def generate(
+    n: Annotated[int, typer.Option("--n", min=1, help="sites to have in OUT")],
+    out: Annotated[Path, typer.Option(help="sites root to write; an existing one is resumed")],
+    model_base_url: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible endpoint (else $WEBDOJO_MODEL_BASE_URL)")
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="model name (else $WEBDOJO_MODEL)")] = None,
+    max_repairs: Annotated[int, typer.Option(min=0, help="repair requests per site")] = 3,
+    seed: Annotated[int, typer.Option(help="seed of the catalog sampling")] = 0,
+    concurrency: Annotated[int, typer.Option(min=1, help="sites in progress at once")] = 2,
+    max_tokens: Annotated[int, typer.Option(min=256, help="cap on one reply")] = 32_000,
+    price_in: Annotated[float | None, typer.Option(help="price per 1M prompt tokens")] = None,
+    price_out: Annotated[float | None, typer.Option(help="price per 1M completion tokens")] = None,
+    page_timeout: Annotated[
+        float, typer.Option(min=0.5, help="seconds a page may take to load before it is hung")
+    ] = 10.0,
+    as_json: Annotated[bool, typer.Option("--json", help="last stdout line: JSON summary")] = False,
+) -> None:
+    """Generate N synthetic sites with the model: each samples a capability, a category and a
+    style, is validated in Chromium (pages, external requests, layout, every task's solutions)
+    and repaired from the problems found, up to --max-repairs. Accepted sites land in OUT,
+    rejected ones in OUT/_rejected with their reasons. Exit 3 when the endpoint fails (run
+    again to resume)."""
+    from webdojo.sitegen.pipeline import SitegenConfig
+    from webdojo.sitegen.validate import ValidationSettings
+
+    config = SitegenConfig(
+        n=n, seed=seed, max_repairs=max_repairs, max_tokens=max_tokens, concurrency=concurrency,
+        price=Price(price_in, price_out),
+        validation=ValidationSettings(navigation_timeout_s=page_timeout),
+    )  # fmt: skip
+    overrides: dict[str, Any] = {"base_url": model_base_url, "model": model}
+    model_config = ModelConfig.from_env(max_concurrency=concurrency, **overrides)
+    if model_config is None:
+        errors.print("[red]error[/red] no model endpoint: pass --model-base-url or set "
+                     "WEBDOJO_MODEL_BASE_URL")  # fmt: skip
+        raise typer.Exit(code=2)
+    with model_command_exits(errors):
+        report = asyncio.run(_run(out, model_config, config))
+    _summary(report)
+    if as_json:
+        print(json.dumps(report.to_json()))
+
+
+async def _run(out: Path, model_config: ModelConfig, config: SitegenConfig) -> SitegenReport:
+    from webdojo.sitegen.pipeline import SiteRecord, generate_sites
+
+    progress = Progress(
+        TextColumn("[bold]sites[/bold]"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("accepted {task.fields[accepted]}  rejected {task.fields[rejected]}"),
+        TimeElapsedColumn(), console=console,
+    )  # fmt: skip
+    bar = progress.add_task("sites", total=config.n, accepted=0, rejected=0)
+    counts = {"accepted": 0, "rejected": 0}
+
+    def on_site(record: SiteRecord, resumed: bool) -> None:
+        counts[record.status] += 1
+        progress.update(bar, advance=1, accepted=counts["accepted"], rejected=counts["rejected"])
+
+    with progress:
+        async with ModelClient(model_config) as client:
+            return await generate_sites(out, client, config, on_site=on_site)
+
+
+def _summary(report: SitegenReport) -> None:
+    table = Table("site", "capability / category / style", "status", "replies", "tokens", "why",
+                  title=f"sites generate -> {report.out}")  # fmt: skip
+    for r in report.records:
+        triple = " / ".join(r.triple.values())
+        status = "[green]accepted[/green]" if r.status == "accepted" else "[red]rejected[/red]"
+        why = escape("; ".join(r.reasons)[:200])
+        tokens = str(r.prompt_tokens + r.completion_tokens)
+        table.add_row(r.name, escape(triple), status, str(r.replies), tokens, why)
+    console.print(table)
+    d, u = report.diversity, report.usage
+    console.print(
+        f"accepted {report.count('accepted')}, rejected {report.count('rejected')} "
+        f"({report.resumed} from earlier runs); this run: {u.calls} calls, "
+        f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens, cost {report.cost:g}"
+    )
+    if d.pairs:
+        console.print(f"visual diversity (dHash of home pages): min distance {d.min_distance}, "
+                      f"mean {d.mean_distance} bits over {d.pairs} pairs")  # fmt: skip
+    for a, b, bits in d.near_duplicates[:10]:
+        console.print(f"[yellow]near-duplicate[/yellow] {a} ~ {b} ({bits} bits apart)")
