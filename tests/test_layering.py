@@ -33,7 +33,10 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "history": ("errors", "actions", "observation"),
     "local_http": (),
     "asgi": ("errors",),
-    "tasks": CORE,
+    "envs": (),  # hosted third-party environments: each module is a unit of its own
+    # MiniWoB++'s page-side protocol and package location; tasks/ builds its task set on it
+    "envs.miniwob": CORE,
+    "tasks": (*CORE, "envs.miniwob"),
     "parsing": CORE,
     # the cache below the browser: a session replaying an archive attaches its replayer
     "cache": CORE,

@@ -43,6 +43,7 @@ The ``fault`` says who is to blame, which decides how a trainer should treat the
     │   └── InternalError              internal_error  (server: a bug, 500)
     ├── ConfigError                    fault=config
     │   ├── TaskFileError              bad_task_file
+    │   ├── MissingPackage             missing_package (an environment's package: says what to install)
     │   ├── RecordSchemaError          bad_record      (a stored record of a newer schema)
     │   ├── LabelFileError             bad_label_file  (a human-label file: file:line: field)
 │   ├── ArchiveError               bad_archive     (a cache archive, WARC or HAR file)
@@ -306,6 +307,13 @@ class ConfigError(WebdojoError):
 
 class TaskFileError(ConfigError):
     code = "bad_task_file"
+
+
+class MissingPackage(ConfigError):
+    """A package a hosted environment needs is not installed; the message says what to
+    install (e.g. ``pip install --no-deps miniwob``)."""
+
+    code = "missing_package"
 
 
 class RecordSchemaError(ConfigError):

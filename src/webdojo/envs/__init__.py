@@ -1,0 +1,1 @@
+"""Hosted third-party environments: task pages written elsewhere, served by webdojo."""
