@@ -107,10 +107,10 @@ def test_the_verifier_reads_the_pages_result() -> None:
     task = miniwob_task("click-test")
     won = {env.STORAGE_KEY: {"raw_reward": 1, "reward": 0.99, "done": True, "success": True}}
     lost = {env.STORAGE_KEY: {"raw_reward": -1, "reward": -1, "done": True, "success": False}}
-    assert verify(task, FinalState(url="u", storage=won)).passed  # type: ignore[union-attr]
-    assert not verify(task, FinalState(url="u", storage=lost)).passed  # type: ignore[union-attr]
+    assert verify(task, FinalState(url="u", storage=won)).passed
+    assert not verify(task, FinalState(url="u", storage=lost)).passed
     # the page never ended the episode (step cap): no result, a failure (reward 0)
-    assert not verify(task, FinalState(url="u", storage={})).passed  # type: ignore[union-attr]
+    assert not verify(task, FinalState(url="u", storage={})).passed
 
 
 def _el(eid: int, role: str, name: str = "", value: str | None = None) -> Element:
