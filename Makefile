@@ -21,6 +21,9 @@ $(STAMP): pyproject.toml
 	@# AgentRewardBench's 1,302 expert labels ship as a CSV in its wheel; reading them needs none
 	@# of its dependencies (torch, browsergym, an older Playwright), so they are not installed
 	$(BIN)/python -m pip install --quiet --no-deps 'agent-reward-bench==0.1.2'
+	@# MiniWoB++'s task pages (tests/envs, --tasks miniwob): only its html/ tree is used, so none
+	@# of its dependencies (Selenium, Gymnasium) are installed
+	$(BIN)/python -m pip install --quiet --no-deps 'miniwob==1.1.0'
 	@touch $(STAMP)
 
 demo: setup

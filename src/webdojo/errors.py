@@ -45,7 +45,7 @@ The ``fault`` says who is to blame, which decides how a trainer should treat the
     │   ├── TaskFileError              bad_task_file
     │   ├── RecordSchemaError          bad_record      (a stored record of a newer schema)
     │   ├── LabelFileError             bad_label_file  (a human-label file: file:line: field)
-│   ├── ArchiveError               bad_archive     (a cache archive, WARC or HAR file)
+    │   ├── ArchiveError               bad_archive     (a cache archive, WARC or HAR file)
     │   ├── ZimError                   bad_zim         (a ZIM file: missing, unreadable, not a ZIM)
     │   ├── MissingDependency          missing_dependency (a package or program to install)
     │   ├── MissingObservation         missing_observation (a step's context cannot be rebuilt)

@@ -9,6 +9,10 @@ error. On request it also carries:
 * ``elements``: the interactive elements with their ids and boxes (set-of-marks list). With
   ``marks=True`` the ids are also drawn onto the screenshot.
 
+``page_done`` is the page's own word that its episode is over: a page sets the global
+``window.__webdojo_done = true`` (``PAGE_DONE_GLOBAL``; MiniWoB++ pages do through webdojo's
+page script) and the episode ends with outcome ``done``. False for every other page.
+
 Element ids are the same in ``axtree`` and ``elements`` and stay stable within one page state;
 element actions (``click(element=...)``) accept exactly these ids.
 """
@@ -19,6 +23,8 @@ from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+PAGE_DONE_GLOBAL = "__webdojo_done"  # the page global read into ``Observation.page_done``
 
 
 class ImageFormat(StrEnum):
@@ -117,6 +123,7 @@ class Observation(BaseModel):
     elements: list[Element] | None = None
     dialogs: list[str] = Field(default_factory=list)  # messages of dialogs auto-dismissed
     last_error: ErrorInfo | None = None  # the previous action's error, if it failed
+    page_done: bool = False  # the page says its episode is over (``PAGE_DONE_GLOBAL``)
     timings_ms: dict[str, float] = Field(default_factory=dict)  # capture cost per part
 
     def element_ids(self) -> frozenset[int] | None:

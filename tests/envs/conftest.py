@@ -1,11 +1,22 @@
-"""Fixtures for the offline-Wikipedia tests: ZIM files built with libzim (skipped without it)
-and the real ZIM files of ../shared/data/zim (skipped when that folder is absent)."""
+"""Fixtures of the hosted environments' tests.
+
+- Offline Wikipedia: ZIM files built with libzim (skipped without it) and the real ZIM files of
+  ../shared/data/zim (skipped when that folder is absent).
+- MiniWoB++: the installed package's tasks, their site server, one shared Chromium (skipped,
+  saying what to install, when the ``miniwob`` package is missing).
+"""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+
+from webdojo.errors import MissingDependency
+from webdojo.rollout.env_client import InProcessEnv
+from webdojo.sites.server import SiteServer
+from webdojo.tasks.loader import TaskSet, load_spec
 
 SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 REAL_ZIMS = SHARED_DATA / "zim"
@@ -46,3 +57,24 @@ def wikibooks_zim() -> Path:
 def small_zim() -> Path:
     pytest.importorskip("libzim")
     return shared(REAL_ZIMS / "small.zim")
+
+
+@pytest.fixture(scope="session")
+def miniwob() -> TaskSet:
+    try:
+        return load_spec("miniwob")
+    except MissingDependency as exc:
+        pytest.skip(f"{exc.message}")
+
+
+@pytest.fixture(scope="session")
+def miniwob_server(miniwob: TaskSet) -> Iterator[SiteServer]:
+    with SiteServer(miniwob.sites) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+async def miniwob_env(miniwob_server: SiteServer) -> AsyncIterator[InProcessEnv]:
+    shared = InProcessEnv(miniwob_server)
+    yield shared
+    await shared.aclose()

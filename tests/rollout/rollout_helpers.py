@@ -59,13 +59,18 @@ class RecordingEnv:
         self._next = 0
 
     async def open(
-        self, task: Task, options: ObservationOptions, session: SessionOptions | None = None
+        self,
+        task: Task,
+        options: ObservationOptions,
+        session: SessionOptions | None = None,
+        *,
+        seed: int | None = None,
     ) -> tuple[EnvSession, Observation]:
         number = self._next
         self._next += 1
         self.log.add("open", number, -1)
         with self.calls:
-            inner, obs = await self.inner.open(task, options, session)
+            inner, obs = await self.inner.open(task, options, session, seed=seed)
         self.sessions.__enter__()
         return _RecordingSession(self, inner, number), obs
 

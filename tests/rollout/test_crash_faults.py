@@ -75,8 +75,8 @@ class KillBeforeVerdict:
     def __init__(self, inner: EnvClient, policy: CrashingPolicy) -> None:
         self.inner, self.policy = inner, policy
 
-    async def open(self, task, options, session=None):  # type: ignore[no-untyped-def]
-        opened, obs = await self.inner.open(task, options, session)
+    async def open(self, task, options, session=None, *, seed=None):  # type: ignore[no-untyped-def]
+        opened, obs = await self.inner.open(task, options, session, seed=seed)
         policy = self.policy
 
         class Session:

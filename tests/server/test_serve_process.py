@@ -58,8 +58,10 @@ class _Recording:
         self.env = env
         self.sessions: list[HttpSession] = []
 
-    async def open(self, task: Task, options: ObservationOptions, session: object = None):  # type: ignore[no-untyped-def]
-        opened, obs = await self.env.open(task, options)
+    async def open(  # type: ignore[no-untyped-def]
+        self, task: Task, options: ObservationOptions, session: object = None, *, seed=None
+    ):
+        opened, obs = await self.env.open(task, options, seed=seed)
         self.sessions.append(opened)
         return opened, obs
 

@@ -149,7 +149,8 @@
   // What this document has started so far (hooks.js counters) and which document it is.
   function check() {
     return { navs: st ? st.navs : 0, popups: st ? st.popups : 0, submits: st ? st.submits : 0,
-      doc: st ? st.doc : null, ready: document.readyState, title: document.title };
+      doc: st ? st.doc : null, ready: document.readyState, title: document.title,
+      done: window.__webdojo_done === true }; // the page says its episode is over
   }
 
   function finalState(maxText) {

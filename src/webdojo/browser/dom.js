@@ -322,5 +322,5 @@
 
   // A JSON string: Playwright's structured serializer is far slower on thousands of rows.
   return JSON.stringify({ title: document.title, doc: st.doc, navs: st.navs, popups: st.popups,
-    elements, extras, nodes });
+    done: window.__webdojo_done === true, elements, extras, nodes });
 }

@@ -62,6 +62,7 @@ class _Raw(BaseModel):
     doc: str | None = None
     navs: int = 0
     popups: int = 0
+    done: bool = False  # window.__webdojo_done (observation.PAGE_DONE_GLOBAL)
     elements: list[Element]
     extras: list[tuple[int, str | None, bool]] = []
     nodes: list[list[Any]] = []
@@ -81,7 +82,13 @@ def parse_snapshot(text: str | bytes) -> DomSnapshot:
     raw = _Raw.model_validate_json(text)
     return DomSnapshot(
         title=raw.title,
-        hooks={"doc": raw.doc, "navs": raw.navs, "popups": raw.popups, "ready": "complete"},
+        hooks={
+            "doc": raw.doc,
+            "navs": raw.navs,
+            "popups": raw.popups,
+            "ready": "complete",
+            "done": raw.done,
+        },
         elements=raw.elements,
         nodes=raw.nodes,
         extras={eid: Extra(url=url, disabled=disabled) for eid, url, disabled in raw.extras},

@@ -87,6 +87,7 @@ async def capture(
         else None,
         dialogs=tabs.drain_dialogs(),
         last_error=error_info(last_error),
+        page_done=tab.page_done,  # read with the title: by dom.js, act.js check or the hint
         timings_ms={**timings, "observe": _ms(start)},
     )
     return Capture(observation, snap.ids() if snap is not None else None)

@@ -48,6 +48,7 @@ class TabState:
         # Title read by the post-action check when the document stayed the same; the next
         # capture uses it instead of reading it again (one evaluate less per in-page step).
         self.title_hint: str | None = None
+        self.page_done = False  # the page's done global, as last read (Observation.page_done)
         self.changed = asyncio.Event()  # set on each of the above; waiters clear it
         self._cdp: CDPSession | None = None
 
@@ -61,6 +62,7 @@ class TabState:
         navs, popups, submits = (int(found.get(k) or 0) for k in ("navs", "popups", "submits"))
         navigated = navs > before[0] or (replaced and found.get("ready") != "complete")
         self.doc, self.navs, self.popups, self.submits = found.get("doc"), navs, popups, submits
+        self.page_done = found.get("done") is True
         return navigated, popups > before[1], submits > before[2]
 
     async def ensure_hooks(self) -> None:

@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from webdojo.cli.bench_miniwob import register as register_bench_miniwob
 from webdojo.cli.cache import cache_app
 from webdojo.cli.export import register as register_export
 from webdojo.cli.judge import judge_app
@@ -53,7 +54,8 @@ def _emit_json(data: dict[str, Any]) -> None:
 
 
 RUN_HELP = {
-    "tasks": "task spec: builtin, builtin:shop+wiki, a sites dir or a task file",
+    "tasks": "task spec: builtin, builtin:shop+wiki, miniwob, miniwob:click-test,enter-text, "
+    "a sites dir or a task file",
     "policy": "scripted | random | perturbed | openai (default: openai if a model endpoint is configured, else scripted)",
     "limit": "run only the first N episodes",
     "concurrency": "episodes in flight",
@@ -392,3 +394,4 @@ def bench_cache(
 
 
 register_viewer_commands(app)  # view, report
+register_bench_miniwob(bench_app)  # bench miniwob

@@ -42,10 +42,16 @@ class EnvSession(Protocol):
 
 class EnvClient(Protocol):
     """Opens sessions. ``open`` returns the session at the task's start page and its first
-    observation (one round trip for remote clients)."""
+    observation (one round trip for remote clients). ``seed`` replaces ``{seed}`` in the
+    task's start URL (seeded pages such as MiniWoB++'s); None means 0."""
 
     async def open(
-        self, task: Task, options: ObservationOptions, session: SessionOptions | None = None
+        self,
+        task: Task,
+        options: ObservationOptions,
+        session: SessionOptions | None = None,
+        *,
+        seed: int | None = None,
     ) -> tuple[EnvSession, Observation]: ...
 
     async def aclose(self) -> None: ...
@@ -101,12 +107,17 @@ class InProcessEnv:
             return self._host
 
     async def open(
-        self, task: Task, options: ObservationOptions, session: SessionOptions | None = None
+        self,
+        task: Task,
+        options: ObservationOptions,
+        session: SessionOptions | None = None,
+        *,
+        seed: int | None = None,
     ) -> tuple[EnvSession, Observation]:
         host = await self.host()
         local = _LocalSession(await host.new_session(session or self.default_session))
         try:
-            await local.inner.goto(self.server.start_url(task))
+            await local.inner.goto(self.server.start_url(task, seed))
             return local, await local.observe(options)
         except WebdojoError:
             await local.aclose()

@@ -52,7 +52,7 @@ class EpisodeSpec:
     task: Task
     key: str  # stable across resumes: task id + repeat index
     max_steps: int
-    seed: int = 0  # the episode's seed for the policy (see ``episode_seed``)
+    seed: int = 0  # the episode's seed for the policy and the page (see ``episode_seed``)
 
 
 def episode_seed(run_seed: int, key: str) -> int:
@@ -99,10 +99,16 @@ class EpisodeRun:
 
     async def start(self, env: EnvClient) -> None:
         self._require(EpisodeState.NEW)
-        self.session, self.obs = await env.open(self.spec.task, self.options)
+        self.session, self.obs = await env.open(self.spec.task, self.options, seed=self.spec.seed)
         self.url = self.obs.url
         self.state = EpisodeState.RUNNING
-        reason = episode_end(max_steps=self.spec.max_steps, steps_taken=0, action=None, error=None)
+        reason = episode_end(
+            max_steps=self.spec.max_steps,
+            steps_taken=0,
+            action=None,
+            error=None,
+            page_done=self.obs.page_done,
+        )
         if reason is not None:
             self._end(reason)
 
@@ -131,6 +137,7 @@ class EpisodeRun:
             steps_taken=len(self.history),
             action=decision.action,
             error=error,
+            page_done=after.page_done,
         )
         if reason is EndReason.STOPPED and isinstance(decision.action, Stop):
             self.answer = decision.action.answer

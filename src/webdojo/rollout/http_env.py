@@ -111,10 +111,15 @@ class HttpEnv:
     # --- EnvClient ------------------------------------------------------------------------
 
     async def open(
-        self, task: Task, options: ObservationOptions, session: SessionOptions | None = None
+        self,
+        task: Task,
+        options: ObservationOptions,
+        session: SessionOptions | None = None,
+        *,
+        seed: int | None = None,
     ) -> tuple[HttpSession, Observation]:
         return await self._create(
-            CreateSessionRequest(task_id=task.id, **self._shape(options, session))
+            CreateSessionRequest(task_id=task.id, seed=seed, **self._shape(options, session))
         )
 
     async def open_url(

@@ -112,10 +112,15 @@ class LimitedEnv:
         self.limiter = limiter
 
     async def open(
-        self, task: Task, options: ObservationOptions, session: SessionOptions | None = None
+        self,
+        task: Task,
+        options: ObservationOptions,
+        session: SessionOptions | None = None,
+        *,
+        seed: int | None = None,
     ) -> tuple[EnvSession, Observation]:
         async with self.limiter.slot("open"):
-            inner, obs = await self.inner.open(task, options, session)
+            inner, obs = await self.inner.open(task, options, session, seed=seed)
         return _LimitedSession(inner, self.limiter), obs
 
     async def aclose(self) -> None:

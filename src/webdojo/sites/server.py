@@ -19,13 +19,16 @@ from webdojo.local_http import LOOPBACK, LoopbackHTTPServer
 from webdojo.tasks.loader import Site
 from webdojo.tasks.schema import Task
 
+SEED_PLACEHOLDER = "{seed}"  # in a task's local start page: the episode's seed
+
 
 class SiteServer(LoopbackHTTPServer):
     """Serves ``sites`` from construction until ``close()``; also a context manager."""
 
     def __init__(self, sites: dict[str, Site], host: str = LOOPBACK, port: int = 0) -> None:
         self._roots = {name: site.path for name, site in sites.items()}
-        super().__init__(_make_handler(self._roots), host, port, name="webdojo-sites")
+        injects = {name: site.inject for name, site in sites.items() if site.inject}
+        super().__init__(_make_handler(self._roots, injects), host, port, name="webdojo-sites")
         self.start()
 
     def add(self, site: Site) -> None:
@@ -35,12 +38,15 @@ class SiteServer(LoopbackHTTPServer):
     def url_for(self, site: str, path: str = "") -> str:
         return f"{self.base_url}/{site}/{path.lstrip('/')}"
 
-    def start_url(self, task: Task) -> str:
-        """Where an episode of ``task`` starts: its own absolute URL or a page of its site."""
+    def start_url(self, task: Task, seed: int | None = None) -> str:
+        """Where an episode of ``task`` starts: its own absolute URL or a page of its site.
+        ``{seed}`` in a local start page is replaced by ``seed`` (0 when None): seeded pages
+        (MiniWoB++'s) read it from their query string."""
         site = task.local_site
         if site is None:
             return task.start_url or task.website or "about:blank"
-        return self.url_for(site, task.start_url or "")
+        page = (task.start_url or "").replace(SEED_PLACEHOLDER, str(seed or 0))
+        return self.url_for(site, page)
 
 
 def resolve_path(roots: dict[str, Path], url_path: str) -> Path | None:
@@ -61,7 +67,15 @@ def resolve_path(roots: dict[str, Path], url_path: str) -> Path | None:
     return target
 
 
-def _make_handler(roots: dict[str, Path]) -> type[BaseHTTPRequestHandler]:
+def with_injected(body: bytes, snippet: str) -> bytes:
+    """An HTML page with ``snippet`` before its last ``</body>`` (at the end if it has none),
+    so that the snippet's scripts run after every script of the page's own."""
+    data = snippet.encode("utf-8")
+    at = body.lower().rfind(b"</body>")
+    return body + data if at < 0 else body[:at] + data + body[at:]
+
+
+def _make_handler(roots: dict[str, Path], injects: dict[str, str]) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
@@ -80,6 +94,9 @@ def _make_handler(roots: dict[str, Path]) -> type[BaseHTTPRequestHandler]:
             if ctype.startswith("text/") or ctype in {"application/javascript", "application/json"}:
                 ctype += "; charset=utf-8"
             body = target.read_bytes()
+            snippet = injects.get(_site_of(self.path))
+            if snippet and ctype.startswith("text/html"):
+                body = with_injected(body, snippet)
             etag = f'"{hashlib.blake2b(body, digest_size=12).hexdigest()}"'
             headers = {"ETag": etag, "Cache-Control": _cache_control(ctype)}
             if self.headers.get("If-None-Match") == etag:
@@ -109,6 +126,11 @@ def _make_handler(roots: dict[str, Path]) -> type[BaseHTTPRequestHandler]:
             pass
 
     return Handler
+
+
+def _site_of(url_path: str) -> str:
+    parts = [p for p in posixpath.normpath(unquote(urlsplit(url_path).path)).split("/") if p]
+    return parts[0] if parts else ""
 
 
 def _cache_control(ctype: str) -> str:

@@ -162,7 +162,7 @@ class EpisodeRecord(_Record):
     difficulty: int  # WebGym's difficulty: the number of facts in the task's rubric; 0: none
     level: str  # easy | medium | hard | unknown (a task with no difficulty)
     policy: str  # the policy's name
-    outcome: EndReason  # stopped | step_cap | fault (see webdojo.tasks.episode_rules)
+    outcome: EndReason  # stopped | done | step_cap | fault (see webdojo.tasks.episode_rules)
     steps: int  # steps taken
     answer: str | None  # the agent's final answer, if it stopped with one
     final_url: str

@@ -1,6 +1,7 @@
 """When an episode is over, and why: one pure function that every engine and the server call.
 
-    reason = episode_end(max_steps=task.max_steps, steps_taken=3, action=action, error=error)
+    reason = episode_end(max_steps=task.max_steps, steps_taken=3, action=action, error=error,
+                         page_done=observation.page_done)
 
 The rules, in order:
 
@@ -8,9 +9,14 @@ The rules, in order:
    gone) ends the episode as ``fault``: it is never scored;
 2. a ``stop`` that went through without an error ends it as ``stopped`` (a stop refused,
    e.g. by a dialog, does not: the agent sees the error and goes on);
-3. the step cap (per task; WebGym derives it from the difficulty) ends it as ``step_cap``.
+3. a page that says its episode is over (``Observation.page_done``: MiniWoB++ pages, when
+   their own JavaScript ended the episode) ends it as ``done``;
+4. the step cap (per task; WebGym derives it from the difficulty) ends it as ``step_cap``.
+   A page that never says it is done (a MiniWoB++ task left unsolved) ends here too: its
+   verifier then finds no result and the episode scores 0.
 
-No I/O: the inputs are the step count and the last step's action and error.
+No I/O: the inputs are the step count, the last step's action and error, and whether the
+page (as observed after that step) said it was done.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ class EndReason(StrEnum):
     STOPPED = "stopped"  # the agent stopped
     STEP_CAP = "step_cap"  # the task's step cap was reached
     FAULT = "fault"  # an env/infra fault the session cannot recover from: never scored
+    DONE = "done"  # the page said its episode was over (Observation.page_done)
 
 
 # Errors after which the session shows nothing an agent could act on: going on would only fill
@@ -39,17 +46,25 @@ def is_fatal(error: ErrorInfo | None) -> bool:
 
 
 def episode_end(
-    *, max_steps: int | None, steps_taken: int, action: Action | None, error: ErrorInfo | None
+    *,
+    max_steps: int | None,
+    steps_taken: int,
+    action: Action | None,
+    error: ErrorInfo | None,
+    page_done: bool = False,
 ) -> EndReason | None:
     """Why the episode is over after its latest step, or None if it goes on.
 
     ``steps_taken`` counts that step; ``error`` is the step's error (a parse error, the
     action's error), None when it went through. ``max_steps`` None: no cap (a server session
-    opened at a URL, without a task)."""
+    opened at a URL, without a task). ``page_done``: the observation after the step said the
+    page's episode was over."""
     if is_fatal(error):
         return EndReason.FAULT
     if isinstance(action, Stop) and error is None:
         return EndReason.STOPPED
+    if page_done:
+        return EndReason.DONE
     if max_steps is not None and steps_taken >= max_steps:
         return EndReason.STEP_CAP
     return None

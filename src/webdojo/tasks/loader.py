@@ -11,11 +11,17 @@ Directory format (documented in docs/sites.md)::
 A spec is a comma-separated list of sources; each source is ``builtin``, a sites root, a single
 site directory, or a ``.json``/``.jsonl`` task file, optionally followed by ``:site1+site2`` to
 keep only some sites. Examples: ``builtin``, ``builtin:shop+wiki``, ``./my_sites``.
+
+``miniwob`` is MiniWoB++ (``webdojo.tasks.miniwob``): ``miniwob`` selects every task of the
+installed package, ``miniwob:click-test,enter-text`` or ``miniwob:click-test+enter-text``
+some; the task names after ``miniwob:`` run up to the next part that is not a bare name
+(``builtin``, ``miniwob``, a path) or names an existing file or directory.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -28,6 +34,7 @@ from webdojo.tasks.schema import SiteInfo, Task
 from webdojo.tasks.task_file import bulk, describe, iter_tasks
 
 BUILTIN = "builtin"
+MINIWOB = "miniwob"  # MiniWoB++ from the installed package (webdojo.tasks.miniwob)
 M = TypeVar("M", SiteInfo, Task)
 
 
@@ -35,6 +42,9 @@ M = TypeVar("M", SiteInfo, Task)
 class Site:
     info: SiteInfo
     path: Path  # directory served at /<info.name>/
+    # HTML added at the end of every page of the site as it is served (a hosted environment's
+    # page script, e.g. MiniWoB++'s: webdojo.envs.miniwob); the files stay untouched
+    inject: str = ""
 
 
 @dataclass
@@ -74,7 +84,13 @@ def builtin_root() -> Path:
 def load_spec(spec: str) -> TaskSet:
     """Resolve a ``--tasks`` spec (see the module docstring)."""
     result = TaskSet()
-    for source in filter(None, (s.strip() for s in spec.split(","))):
+    for source in _spec_parts(spec):
+        if source == MINIWOB or source.startswith(MINIWOB + ":"):
+            from webdojo.tasks.miniwob import load_miniwob  # it builds on this module
+
+            names = source.partition(":")[2].replace(",", "+").split("+")
+            result.merge(load_miniwob([n for n in names if n]))
+            continue
         path_part, _, site_part = source.partition(":")
         loaded = load_source(path_part)
         if site_part:
@@ -83,6 +99,26 @@ def load_spec(spec: str) -> TaskSet:
     if not result.tasks:
         raise TaskFileError(f"the task spec {spec!r} selects no tasks")
     return result
+
+
+def _spec_parts(spec: str) -> list[str]:
+    """The sources of a spec; the task names after ``miniwob:`` stay with it (docstring)."""
+    parts: list[str] = []
+    for part in filter(None, (s.strip() for s in spec.split(","))):
+        previous = parts[-1] if parts else ""
+        if previous.startswith(MINIWOB + ":") and _bare_name(part):
+            parts[-1] = f"{previous},{part}"
+        else:
+            parts.append(part)
+    return parts
+
+
+def _bare_name(part: str) -> bool:
+    return (
+        re.fullmatch(r"[a-z0-9][a-z0-9+-]*", part) is not None
+        and part not in (BUILTIN, MINIWOB)
+        and not Path(part).exists()
+    )
 
 
 def load_source(source: str) -> TaskSet:

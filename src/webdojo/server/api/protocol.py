@@ -34,7 +34,7 @@ class CreateSessionRequest(_Wire):
     observation: ObservationOptions = Field(default_factory=ObservationOptions)
     viewport_width: int = Field(default=1280, ge=100, le=4096)
     viewport_height: int = Field(default=720, ge=100, le=4096)
-    seed: int | None = None  # recorded with the session; sites are deterministic already
+    seed: int | None = None  # replaces ``{seed}`` in the task's start URL (MiniWoB++ pages)
     client_key: str | None = Field(
         default=None, max_length=200
     )  # the client's episode id, for logs
@@ -81,7 +81,8 @@ class StepInfo(_Wire):
     answer: str | None = None  # set when the action was stop
     final_state: FinalState | None = None  # captured when done, for client-side verifiers
     verifier: dict[str, Any] | None = None  # {"passed", "reasons"} when created from a task id
-    # why done: "stop" | "step_cap" (the task's max_steps) | "fault" (the page crashed or
+    # why done: "stop" | "step_cap" (the task's max_steps) | "done" (the page said its episode
+    # was over: Observation.page_done) | "fault" (the page crashed or
     # the session was lost: no final state, no verdict; never score it)
     done_reason: str | None = None
     timings_ms: dict[str, float] = Field(default_factory=dict)

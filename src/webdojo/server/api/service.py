@@ -99,7 +99,7 @@ class SessionService:
             start_url = None if req.start_url is None else _checked_start(req.start_url)
             if task is not None:
                 assert self.sites is not None, "the site server runs while the app does"
-                start_url = self.sites.start_url(task)
+                start_url = self.sites.start_url(task, req.seed)
             assert start_url is not None
             options = dataclasses.replace(
                 self.session_defaults,
@@ -168,6 +168,7 @@ class SessionService:
             steps_taken=req.step_index + 1,
             action=action,
             error=parse_error or obs.last_error,
+            page_done=obs.page_done,
         )
         if reason is EndReason.FAULT:  # nothing to verify: the episode is never scored
             info = info.model_copy(update={"done_reason": reason.value})

@@ -1,0 +1,43 @@
+// webdojo's page script for MiniWoB++ task pages, added at the end of every page it serves.
+// It does what the package's own Python environment does through Selenium, inside the page:
+// seed Math.random from ?seed=, start the episode without the START cover, and record how
+// the episode ended in localStorage (read by the verifier from the final state) and in the
+// global the observation reads (the episode ends when the page says it is done).
+(function () {
+  var KEY = "__STORAGE_KEY__";
+  var TIME_LIMIT_MS = __TIME_LIMIT_MS__;
+  var seed = new URLSearchParams(location.search).get("seed") || "0";
+  var recorded = false;
+  window.__DONE_GLOBAL__ = false;
+  try { localStorage.removeItem(KEY); } catch (e) { /* no storage: nothing to clear */ }
+
+  function record() {
+    var raw = Number(WOB_RAW_REWARD_GLOBAL);
+    var result = {
+      reward: Number(WOB_REWARD_GLOBAL), raw_reward: raw, done: WOB_DONE_GLOBAL === true,
+      reason: WOB_REWARD_REASON == null ? null : String(WOB_REWARD_REASON),
+      success: raw > 0, seed: seed,
+    };
+    try { localStorage.setItem(KEY, JSON.stringify(result)); } catch (e) { /* opaque origin */ }
+    window.__DONE_GLOBAL__ = true;
+  }
+
+  function start() {
+    if (typeof core === "undefined" || typeof genProblem !== "function") return;
+    var end = core.endEpisode;
+    core.endEpisode = function () {
+      var live = core.EP_TIMER !== null; // core ignores every end but the first
+      var out = end.apply(this, arguments);
+      if (live && !recorded) { recorded = true; record(); }
+      return out;
+    };
+    // the page's own limit (7-30 s) would end slow agents by wall time: lift it far away
+    core.EPISODE_MAX_TIME = TIME_LIMIT_MS;
+    core.startEpisode(); // builds the cover and display if the page's onload has not
+    Math.seedrandom(seed);
+    core.startEpisodeReal();
+  }
+
+  // registered after the page's window.onload (set in its <head>), so it runs after it
+  window.addEventListener("load", start);
+})();
