@@ -12,21 +12,12 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+from envs_data import REAL_ZIMS, shared
 
 from webdojo.errors import MissingDependency
 from webdojo.rollout.env_client import InProcessEnv
 from webdojo.sites.server import SiteServer
 from webdojo.tasks.loader import TaskSet, load_spec
-
-SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-REAL_ZIMS = SHARED_DATA / "zim"
-NQ_SAMPLE = SHARED_DATA / "qa" / "flashrag_nq_test.jsonl"
-
-
-def shared(path: Path) -> Path:
-    if not path.exists():
-        pytest.skip(f"shared test data not found: {path} (see ../shared/data/README.md)")
-    return path
 
 
 @pytest.fixture(scope="session")

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-
-from conftest import NQ_SAMPLE, shared
+from envs_data import NQ_SAMPLE, shared
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
 from cli_process import last_json, webdojo

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from envs_data import NQ_SAMPLE, shared
 
-from conftest import NQ_SAMPLE, shared
 from webdojo.envs.kiwix import kiwix_serve_path
 from webdojo.policies import make_policy
 from webdojo.rollout.run import RunConfig, run_job

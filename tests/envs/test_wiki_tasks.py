@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from envs_data import NQ_SAMPLE, shared
 
-from conftest import NQ_SAMPLE, shared
 from webdojo.errors import TaskFileError
 from webdojo.observation import FinalState
 from webdojo.tasks.qa_tasks import load_qa_tasks, on_wiki, with_answer_check

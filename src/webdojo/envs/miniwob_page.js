@@ -2,7 +2,8 @@
 // It does what the package's own Python environment does through Selenium, inside the page:
 // seed Math.random from ?seed=, start the episode without the START cover, and record how
 // the episode ended in localStorage (read by the verifier from the final state) and in the
-// global the observation reads (the episode ends when the page says it is done).
+// global the observation reads (the episode ends when the page says it is done). The page's
+// instruction becomes its title, which every observation shows.
 (function () {
   var KEY = "__STORAGE_KEY__";
   var TIME_LIMIT_MS = __TIME_LIMIT_MS__;
@@ -36,6 +37,8 @@
     core.startEpisode(); // builds the cover and display if the page's onload has not
     Math.seedrandom(seed);
     core.startEpisodeReal();
+    // the instruction, drawn from the seed, becomes the title: every observation carries it
+    try { document.title = core.getUtterance(); } catch (e) { /* a page without #query */ }
   }
 
   // registered after the page's window.onload (set in its <head>), so it runs after it

@@ -69,11 +69,14 @@ def click(element: Element | None) -> Action | None:
 
 
 def page_of(observation: Observation, history: list[Step]) -> Page | None:
-    """The page as solvers see it; None without an accessibility tree or element list."""
-    if observation.axtree is None or observation.elements is None:
+    """The page as solvers see it; None without an element list. The instruction is the
+    page's title (webdojo's page script puts it there), else the accessibility tree's first
+    text when the observation has one."""
+    if observation.elements is None:
         return None
-    found = _FIRST_TEXT.search(observation.axtree)
-    query = " ".join(found.group(1).split()) if found else ""
+    query = " ".join(observation.title.split())
+    if observation.axtree is not None and (found := _FIRST_TEXT.search(observation.axtree)):
+        query = " ".join(found.group(1).split())
     steps = sum(1 for s in history if s.decision.action is not None)
     return Page(query=query, elements=list(observation.elements), steps=steps)
 
@@ -93,7 +96,7 @@ def solve(task: Task, observation: Observation, history: list[Step]) -> Decision
     action = None if page is None else SOLVERS[name](page)
     if action is None:
         why = (
-            "the MiniWoB++ solver needs the accessibility tree and the element list"
+            "the MiniWoB++ solver needs the element list"
             if page is None
             else f"the {name} solver found nothing to do on this page: {page.query!r}"
         )

@@ -7,8 +7,6 @@ field by field: type where a value differs from the wanted one, submit once all 
 
 from __future__ import annotations
 
-import operator
-
 from webdojo.actions import Action, Select, Type
 from webdojo.observation import Element
 from webdojo.policies.miniwob import Page, click, solver
@@ -23,7 +21,6 @@ WIDGETS = {  # click-widget's widget kinds -> how the element list shows them
     "textarea": lambda e: e.tag == "textarea",
     "button": lambda e: e.role == "button",
 }
-OPS = {"+": operator.add, "-": operator.sub, "x": operator.mul}
 
 
 def quoted(page: Page, before: str) -> str | None:
@@ -190,13 +187,3 @@ def login_user(page: Page) -> Action | None:
     if user is None or password is None or len(boxes) < 2:
         return None
     return fill(page, [(boxes[0], user), (boxes[1], password)], "Login")
-
-
-@solver("simple-arithmetic")
-def simple_arithmetic(page: Page) -> Action | None:
-    found = page.match(r"(-?\d+) ([-+x]) (-?\d+) =")
-    boxes = page.by_role(*TEXT)
-    if found is None or not boxes:
-        return None
-    answer = OPS[found.group(2)](int(found.group(1)), int(found.group(3)))
-    return fill(page, [(boxes[0], str(answer))], "Submit")

@@ -8,8 +8,7 @@ page that renders late still works); it never raises.
 
 MiniWoB++ tasks draw their instruction from the episode's seed, so no static solution fits
 them: for those without one, the policy asks the task's solver (``webdojo.policies.miniwob``),
-which reads the instruction from the accessibility tree. That is why the policy observes the
-accessibility tree as well as the element list.
+which reads the instruction from the page's title (webdojo's page script puts it there).
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ from typing import Literal
 from webdojo.actions import Action, Stop, action_from_dict
 from webdojo.errors import ConfigError, InvalidActionError, UnknownElement
 from webdojo.history import Decision, Step
-from webdojo.observation import AxTreeMode, Element, ErrorInfo, Observation, ObservationOptions
+from webdojo.observation import Element, ErrorInfo, Observation, ObservationOptions
 from webdojo.parsing import ParseFormat, render
 from webdojo.policies import miniwob
 from webdojo.prompts.base import PromptTemplate
@@ -114,9 +113,7 @@ class ScriptedPolicy:
     def observation_options(self) -> ObservationOptions:
         if self._template is not None:  # what the model would see, plus the elements to resolve
             return self._template.observation_options().model_copy(update={"elements": True})
-        return ObservationOptions(
-            elements=True, screenshot=self._screenshot, axtree=AxTreeMode.FULL
-        )
+        return ObservationOptions(elements=True, screenshot=self._screenshot)
 
     async def act(
         self, task: Task, observation: Observation, history: list[Step], *, seed: int = 0
