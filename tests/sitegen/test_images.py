@@ -20,7 +20,13 @@ from webdojo.errors import ModelError
 from webdojo.models import ModelConfig
 from webdojo.models.client import ModelClient
 from webdojo.models.images import PNG_SIGNATURE, ImageClient
-from webdojo.sitegen.images import fill_sources, image_path, tag_problems
+from webdojo.sitegen.images import (
+    ImageSettings,
+    SiteImages,
+    fill_sources,
+    image_path,
+    tag_problems,
+)
 from webdojo.sitegen.pipeline import SitegenConfig, generate_sites
 from webdojo.sitegen.validate import ValidationSettings, Validator, static_problems
 
@@ -65,6 +71,25 @@ async def test_the_image_client_returns_png_and_translates_failures(
             await images.generate(LAKE)
         assert refused.value.details["status"] == 400
     assert len(fake_openai.image_requests) == 3
+
+
+async def test_a_refused_picture_is_a_problem_and_a_failing_endpoint_an_error(
+    fake_openai: FakeOpenAIServer, fake_model_config: ModelConfig
+) -> None:
+    files = {"index.html": f"<img data-image-prompt='{LAKE}'><img data-image-prompt='{LAKE}'>"}
+    async with ImageClient(replace(fake_model_config, model="fake-painter")) as client:
+        pictures = SiteImages(client, ImageSettings())
+        fake_openai.image_status = 400
+        refused = await pictures.render(files)
+        assert refused.drawn == 0 and refused.images == {}
+        assert [p for p in refused.problems if "would not draw 'a mountain lake" in p]
+        fake_openai.image_status = 200
+        drawn = await pictures.render(files)
+        again = await pictures.render(files)  # a repair round: nothing new to draw
+        assert (drawn.drawn, again.drawn, list(again.images)) == (1, 0, [image_path(LAKE)])
+        fake_openai.image_status = 503
+        with pytest.raises(ModelError, match="HTTP 503"):
+            await pictures.render({"index.html": "<img data-image-prompt='a new one'>"})
 
 
 @pytest.fixture(scope="module")

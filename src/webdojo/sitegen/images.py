@@ -61,11 +61,18 @@ def image_tags(files: dict[str, str]) -> list[tuple[str, str, bool]]:
         if not name.endswith(".html"):
             continue
         for tag in _IMG.finditer(text):
-            prompt = _PROMPT.search(tag.group(0))
-            if prompt is not None:
-                described = " ".join(html.unescape(prompt.group(1) or prompt.group(2)).split())
+            described = _description(tag.group(0))
+            if described is not None:
                 found.append((name, described, _SRC.search(tag.group(0)) is not None))
     return found
+
+
+def _description(tag: str) -> str | None:
+    """An img tag's picture description, whitespace folded; None without the attribute."""
+    prompt = _PROMPT.search(tag)
+    if prompt is None:
+        return None
+    return " ".join(html.unescape(prompt.group(1) or prompt.group(2)).split())
 
 
 def tag_problems(files: dict[str, str], cap: int) -> list[str]:
@@ -93,10 +100,9 @@ def fill_sources(files: dict[str, str]) -> dict[str, str]:
 
 def _fill_tag(name: str, tag: re.Match[str]) -> str:
     text = tag.group(0)
-    prompt = _PROMPT.search(text)
-    if prompt is None or _SRC.search(text):
+    described = _description(text)
+    if described is None or _SRC.search(text):
         return text
-    described = " ".join(html.unescape(prompt.group(1) or prompt.group(2)).split())
     src = posixpath.relpath(image_path(described), posixpath.dirname(name) or ".")
     return f'<img src="{src}"{text[4:]}'
 
