@@ -1,13 +1,15 @@
 """A real HTTP server that speaks the OpenAI chat-completions protocol, for tests.
 
 It runs a FastAPI app under uvicorn in a background thread on 127.0.0.1 (a free port) and
-answers ``POST /v1/chat/completions`` and ``GET /v1/models``:
+answers ``POST /v1/chat/completions``, ``GET /v1/models`` and ``POST /v1/images/generations``:
 
 * replies come from a queue (``push``) or from a function of the request (``respond_with``);
   with neither, every request gets ``default_reply``;
 * every request body is recorded (``requests``), so tests can check images, history, params;
 * it can be told to fail: ``Reply(status=500)``, ``Reply(delay_s=...)`` (hang past a timeout),
-  ``Reply(raw_body="{not json")``, ``Reply(choices=[])``, ``Reply(text=None)`` (no content).
+  ``Reply(raw_body="{not json")``, ``Reply(choices=[])``, ``Reply(text=None)`` (no content);
+* image generations answer ``image_png`` (a tiny PNG unless a test sets another) as b64_json,
+  or an error with ``image_status``; their bodies are recorded in ``image_requests``.
 
 Use it as a context manager or through the fixtures in ``tests/fakes/conftest_plugin.py``::
 
@@ -19,6 +21,8 @@ Use it as a context manager or through the fixtures in ``tests/fakes/conftest_pl
 from __future__ import annotations
 
 import asyncio
+import base64
+import io
 import threading
 import time
 from collections import deque
@@ -29,10 +33,18 @@ from typing import Any
 import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
+from PIL import Image
 
 from webdojo.asgi import free_port
 
 FAKE_MODEL = "fake-model"
+
+
+def tiny_png(color: str = "#c84") -> bytes:
+    """An 8x8 PNG of one color."""
+    out = io.BytesIO()
+    Image.new("RGB", (8, 8), color).save(out, "PNG")
+    return out.getvalue()
 
 
 @dataclass
@@ -59,6 +71,9 @@ class FakeOpenAIServer:
         self.default_reply = default_reply
         self.requests: list[dict[str, Any]] = []  # JSON bodies of chat requests, in order
         self.model_list_calls = 0
+        self.image_requests: list[dict[str, Any]] = []  # JSON bodies of image generations
+        self.image_png = tiny_png()  # what every image generation returns
+        self.image_status = 200  # an HTTP error status fails image generations instead
         self.in_flight = 0  # chat requests (since the last reset) being answered right now
         self.max_in_flight = 0  # the most seen at once since the last reset
         self._generation = 0  # bumped by reset(): replies still hanging from before end early
@@ -90,6 +105,8 @@ class FakeOpenAIServer:
             self.max_in_flight = 0
         self._responder = None
         self.model_list_calls = 0
+        self.image_requests.clear()
+        self.image_png, self.image_status = tiny_png(), 200
 
     @property
     def base_url(self) -> str:
@@ -166,6 +183,16 @@ class FakeOpenAIServer:
             finally:
                 self._count(generation, -1)
             return self._render(reply, body)
+
+        @app.post("/v1/images/generations")
+        async def images(request: Request) -> Response:
+            body = await request.json()
+            with self._lock:
+                self.image_requests.append(body)
+            if self.image_status >= 400:
+                return self._render(Reply(status=self.image_status), body)
+            data = [{"b64_json": base64.b64encode(self.image_png).decode()}]
+            return JSONResponse({"created": int(time.time()), "data": data})
 
         return app
 

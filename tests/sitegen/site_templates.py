@@ -73,3 +73,18 @@ EXTERNAL = site_reply(
     html=page(extra_head="<script src='https://cdn.example.com/lib.js'></script>")
 )
 LOOPS_FOREVER = site_reply(html=page(extra_body="<script>while(true){}</script>"))
+
+# Three pictures, two of them the same description: drawn twice with an image model.
+PICTURES = (
+    "<div id='gallery'>"
+    "<img data-image-prompt='a red bicycle leaning on a brick wall' alt='Bicycle' width='64' "
+    "height='64'>"
+    '<img data-image-prompt="a mountain lake at dawn" alt="Lake" width="64" height="64">'
+    "<img data-image-prompt='a red  bicycle leaning on a brick wall' alt='Bicycle again' "
+    "width='64' height='64'>"
+    "</div>"
+)
+WITH_PICTURES = site_reply(html=page(extra_body=PICTURES))
+# A page with this marker is crashed by the crash test's hook (see test_generate.py).
+CRASH_MARKER = "<!-- webdojo-test: crash this tab -->"
+CRASHES = site_reply(html=page(extra_body=CRASH_MARKER))

@@ -4,12 +4,22 @@ validation runs in real Chromium. One Chromium (the validator's) serves every te
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from site_templates import CONSOLE_ERROR_AND_BAD_REFERENCE, EXTERNAL, GOOD, LOOPS_FOREVER
+from playwright.async_api import Error as PlaywrightError
+from site_templates import (
+    CONSOLE_ERROR_AND_BAD_REFERENCE,
+    CRASH_MARKER,
+    CRASHES,
+    EXTERNAL,
+    GOOD,
+    LOOPS_FOREVER,
+)
 from typer.testing import CliRunner
 
 from fakes.openai_server import FakeOpenAIServer, Reply, message_text
@@ -17,6 +27,7 @@ from webdojo.checks.sites import check_sites
 from webdojo.cli.app import app
 from webdojo.errors import ModelError
 from webdojo.models import ModelClient, ModelConfig
+from webdojo.sitegen import validate
 from webdojo.sitegen.pipeline import (
     GENERATION,
     REJECTED,
@@ -147,3 +158,55 @@ async def test_an_endpoint_failure_ends_the_run_and_leaves_the_site_to_do(
     with pytest.raises(ModelError, match="HTTP 500"):
         await _generate(tmp_path, fake_model_config, validator, n=1)
     assert not list((tmp_path / GENERATION).glob("gen*.json"))  # a rerun asks again
+
+
+class _CrashingSession:
+    """A browser session whose ``goto`` really crashes the tab's renderer (CDP ``Page.crash``)
+    once a page carrying ``CRASH_MARKER`` has loaded: a crash without eating memory."""
+
+    def __init__(self, session: Any) -> None:
+        self._session = session
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._session, name)
+
+    async def goto(self, url: str) -> None:
+        await self._session.goto(url)
+        page = self._session.page
+        if CRASH_MARKER in await page.content():
+            cdp = await page.context.new_cdp_session(page)
+            # The renderer dies before it answers: wait for the crash, not for the reply.
+            sent = asyncio.ensure_future(cdp.send("Page.crash"))
+            await page.wait_for_event("crash", timeout=10_000)
+            sent.cancel()
+            with contextlib.suppress(asyncio.CancelledError, PlaywrightError):
+                await sent
+
+
+class _CrashingHost:
+    def __init__(self, host: Any) -> None:
+        self._host = host
+
+    async def new_session(self, options: Any) -> _CrashingSession:
+        return _CrashingSession(await self._host.new_session(options))
+
+
+async def test_a_page_that_crashes_its_tab_is_rejected_and_the_run_goes_on(
+    tmp_path: Path, fake_openai: FakeOpenAIServer, fake_model_config: ModelConfig,
+    validator: Validator, monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    real_check_page = validate.check_page
+
+    async def check_page(host: Any, *args: Any, **kw: Any) -> Any:
+        return await real_check_page(_CrashingHost(host), *args, **kw)
+
+    monkeypatch.setattr(validate, "check_page", check_page)
+    fake_openai.push(CRASHES, GOOD)
+    report = await _generate(tmp_path, fake_model_config, validator, n=2, max_repairs=3)
+    crashed, good = report.records
+    assert (crashed.status, crashed.replies) == ("rejected", 1)  # no repair for a crash
+    assert "index.html: the tab crashed" in crashed.reasons[0], crashed.reasons
+    reasons = json.loads((tmp_path / REJECTED / crashed.name / "reasons.json").read_text())
+    assert reasons["reasons"] == crashed.reasons
+    assert (good.status, good.replies) == ("accepted", 1)
+    assert list(load_spec(str(tmp_path)).sites) == [good.name]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+from contextlib import AsyncExitStack
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -42,6 +44,15 @@ def generate(
     max_tokens: Annotated[int, typer.Option(min=256, help="cap on one reply")] = 32_000,
     price_in: Annotated[float | None, typer.Option(help="price per 1M prompt tokens")] = None,
     price_out: Annotated[float | None, typer.Option(help="price per 1M completion tokens")] = None,
+    image_model: Annotated[
+        str | None, typer.Option(help="image model for raster pictures (else images are SVG)")
+    ] = None,
+    image_base_url: Annotated[
+        str | None, typer.Option(help="the image model's endpoint (else the chat endpoint's)")
+    ] = None,
+    image_size: Annotated[str, typer.Option(help="size of a drawn picture")] = "512x512",
+    image_cap: Annotated[int, typer.Option(min=1, help="distinct pictures per site")] = 8,
+    price_image: Annotated[float, typer.Option(min=0, help="price of one drawn picture")] = 0.0,
     page_timeout: Annotated[
         float, typer.Option(min=0.5, help="seconds a page may take to load before it is hung")
     ] = 10.0,
@@ -49,16 +60,19 @@ def generate(
 ) -> None:
     """Generate N synthetic sites with the model: each samples a capability, a category and a
     style, is validated in Chromium (pages, external requests, layout, every task's solutions)
-    and repaired from the problems found, up to --max-repairs. Accepted sites land in OUT,
+    and repaired from the problems found, up to --max-repairs. Pictures are SVG unless
+    --image-model names an image model (OpenAI Images API). Accepted sites land in OUT,
     rejected ones in OUT/_rejected with their reasons. Exit 3 when the endpoint fails (run
     again to resume)."""
+    from webdojo.sitegen.images import ImageSettings
     from webdojo.sitegen.pipeline import SitegenConfig
     from webdojo.sitegen.validate import ValidationSettings
 
     config = SitegenConfig(
         n=n, seed=seed, max_repairs=max_repairs, max_tokens=max_tokens, concurrency=concurrency,
-        price=Price(price_in, price_out),
+        price=Price(price_in, price_out, price_image),
         validation=ValidationSettings(navigation_timeout_s=page_timeout),
+        images=ImageSettings(cap=image_cap, size=image_size),
     )  # fmt: skip
     overrides: dict[str, Any] = {"base_url": model_base_url, "model": model}
     model_config = ModelConfig.from_env(max_concurrency=concurrency, **overrides)
@@ -66,14 +80,25 @@ def generate(
         errors.print("[red]error[/red] no model endpoint: pass --model-base-url or set "
                      "WEBDOJO_MODEL_BASE_URL")  # fmt: skip
         raise typer.Exit(code=2)
+    image_config = _image_config(model_config, image_model, image_base_url)
     with model_command_exits(errors):
-        report = asyncio.run(_run(out, model_config, config))
+        report = asyncio.run(_run(out, model_config, config, image_config))
     _summary(report)
     if as_json:
         print(json.dumps(report.to_json()))
 
 
-async def _run(out: Path, model_config: ModelConfig, config: SitegenConfig) -> SitegenReport:
+def _image_config(chat: ModelConfig, model: str | None, base_url: str | None) -> ModelConfig | None:
+    """The image model's endpoint: the chat endpoint's URL and key unless told otherwise."""
+    if model is None:
+        return None
+    return replace(chat, model=model, extra_body={}, base_url=base_url or chat.base_url)
+
+
+async def _run(
+    out: Path, model_config: ModelConfig, config: SitegenConfig, image_config: ModelConfig | None
+) -> SitegenReport:
+    from webdojo.models.images import ImageClient
     from webdojo.sitegen.pipeline import SiteRecord, generate_sites
 
     progress = Progress(
@@ -89,8 +114,12 @@ async def _run(out: Path, model_config: ModelConfig, config: SitegenConfig) -> S
         progress.update(bar, advance=1, accepted=counts["accepted"], rejected=counts["rejected"])
 
     with progress:
-        async with ModelClient(model_config) as client:
-            return await generate_sites(out, client, config, on_site=on_site)
+        async with AsyncExitStack() as stack:
+            client = await stack.enter_async_context(ModelClient(model_config))
+            images = None
+            if image_config is not None:
+                images = await stack.enter_async_context(ImageClient(image_config))
+            return await generate_sites(out, client, config, on_site=on_site, images=images)
 
 
 def _summary(report: SitegenReport) -> None:
@@ -107,7 +136,8 @@ def _summary(report: SitegenReport) -> None:
     console.print(
         f"accepted {report.count('accepted')}, rejected {report.count('rejected')} "
         f"({report.resumed} from earlier runs); this run: {u.calls} calls, "
-        f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens, cost {report.cost:g}"
+        f"{u.prompt_tokens} prompt + {u.completion_tokens} completion tokens, {u.images} images, "
+        f"cost {report.cost:g}"
     )
     if d.pairs:
         console.print(f"visual diversity (dHash of home pages): min distance {d.min_distance}, "

@@ -40,15 +40,17 @@ class PageFindings:
 
 
 async def check_page(
-    host: BrowserHost, url: str, page_name: str, options: SessionOptions
-) -> PageFindings:
-    """Load ``url`` and report everything wrong with it (see the module docstring)."""
+    host: BrowserHost, url: str, page_name: str, options: SessionOptions,
+    *, allowed_images: frozenset[str] = frozenset(),
+) -> PageFindings:  # fmt: skip
+    """Load ``url`` and report everything wrong with it (see the module docstring).
+    ``allowed_images``: URL paths of the raster images the site may load (an image model's)."""
     found = PageFindings(page_name)
     origin = _origin(url)
     session = await host.new_session(options)
     page = session.page
     try:
-        await page.context.route("**/*", lambda route: _route(route, origin, found))
+        await page.context.route("**/*", lambda route: _route(route, origin, found, allowed_images))
         _listen(page, found)
         await session.goto(url)
         async with asyncio.timeout(options.action_timeout_s):
@@ -83,7 +85,9 @@ def _origin(url: str) -> tuple[str, str]:
     return parts.scheme, parts.netloc
 
 
-async def _route(route: Route, origin: tuple[str, str], found: PageFindings) -> None:
+async def _route(
+    route: Route, origin: tuple[str, str], found: PageFindings, allowed: frozenset[str]
+) -> None:
     request = route.request
     parts = urlsplit(request.url)
     if parts.scheme in LOCAL_SCHEMES:
@@ -93,7 +97,7 @@ async def _route(route: Route, origin: tuple[str, str], found: PageFindings) -> 
         found.external.append(request.url)
         await route.abort("blockedbyclient")
         return
-    if parts.path.lower().endswith(RASTER):
+    if parts.path.lower().endswith(RASTER) and parts.path not in allowed:
         found.problems.append(f"raster image requested: {parts.path} (draw it as SVG)")
     await route.continue_()
 

@@ -9,6 +9,7 @@ Layout of OUT (a sites root: ``webdojo run --tasks OUT`` and the server load it 
                                 last, so its presence is what "done" means on a resume
     OUT/_generation/<name>.png  an accepted site's home-page screenshot
     OUT/_generation/report.json the last run's summary, diversity included
+    OUT/<name>/images/<hash>.png pictures an image model drew (only with ``images=``)
     OUT/_staging/               sites being validated (cleared when a run starts)
 
 A site is asked for once, then repaired up to ``max_repairs`` times: each validation failure
@@ -29,13 +30,15 @@ from typing import Any
 
 from webdojo.errors import WebdojoError
 from webdojo.models.ask import ReplyRejected
-from webdojo.models.client import ModelClient
+from webdojo.models.client import ChatResult, ModelClient
+from webdojo.models.images import ImageClient
 from webdojo.models.usage import Price, Usage
 from webdojo.sitegen.catalogs import Triple, sample_triples, site_name
 from webdojo.sitegen.diversity import Diversity, dhash, measure
+from webdojo.sitegen.images import ImageSettings, SiteImages
 from webdojo.sitegen.prompts import PROMPT_VERSION, first_messages, repair_messages
 from webdojo.sitegen.reply import build_site, parse_reply, write_site
-from webdojo.sitegen.validate import ValidationSettings, Validator
+from webdojo.sitegen.validate import Validation, ValidationSettings, Validator
 
 REJECTED, GENERATION, STAGING = "_rejected", "_generation", "_staging"
 
@@ -49,7 +52,8 @@ class SitegenConfig:
     max_repairs: int = 3  # repair requests after the first reply
     max_tokens: int = 32_000  # cap on one reply (a whole site)
     concurrency: int = 2  # sites in progress at once
-    price: Price = field(default_factory=Price)  # per million tokens, for the cost
+    price: Price = field(default_factory=Price)  # per million tokens and per image, for the cost
+    images: ImageSettings = field(default_factory=ImageSettings)  # used with an image model
     validation: ValidationSettings = field(default_factory=ValidationSettings)
 
 
@@ -67,7 +71,9 @@ class SiteRecord:
     completion_tokens: int = 0
     dhash: str | None = None  # of the home page's screenshot (accepted sites)
     external_requests: int = 0  # blocked requests outside the site, over all rounds
+    images: int = 0  # pictures the image model drew for it, over all rounds
     model: str = ""
+    image_model: str = ""  # "" when images were SVG only
     prompt_version: str = PROMPT_VERSION
 
 
@@ -91,6 +97,7 @@ class SitegenReport:
             "calls": self.usage.calls,
             "prompt_tokens": self.usage.prompt_tokens,
             "completion_tokens": self.usage.completion_tokens,
+            "images": self.usage.images,
             "cost": self.cost,
             "near_duplicates": len(self.diversity.near_duplicates),
             "out": str(self.out),
@@ -107,8 +114,10 @@ async def generate_sites(
     *,
     on_site: OnSite | None = None,
     validator: Validator | None = None,
+    images: ImageClient | None = None,
 ) -> SitegenReport:
-    """Have ``config.n`` sites finished in ``out`` (see the module docstring)."""
+    """Have ``config.n`` sites finished in ``out`` (see the module docstring). ``images``: an
+    image model that draws the pictures the sites describe (``sitegen/images.py``)."""
     report = SitegenReport(out)
     (out / GENERATION).mkdir(parents=True, exist_ok=True)
     shutil.rmtree(out / STAGING, ignore_errors=True)
@@ -127,7 +136,8 @@ async def generate_sites(
 
     async def one(name: str, triple: Triple, checker: Validator) -> None:
         async with limit:
-            record = await _generate_one(name, triple, out, client, checker, config, report)
+            job = _SiteJob(name, triple, out, _Run(client, checker, config, report), images)
+            record = await job.generate()
         records[name] = record
         if on_site is not None:
             on_site(record, False)
@@ -151,41 +161,73 @@ async def generate_sites(
     return report
 
 
-async def _generate_one(
-    name: str, triple: Triple, out: Path, client: ModelClient, validator: Validator,
-    config: SitegenConfig, report: SitegenReport,
-) -> SiteRecord:  # fmt: skip
-    record = SiteRecord(name, "rejected", asdict(triple), model=await client.model_name())
-    first = first_messages(name, triple)
-    messages, reply, staging = first, "", out / STAGING / name
-    for _ in range(1 + config.max_repairs):
-        result = await client.chat(messages, max_tokens=config.max_tokens)
-        report.usage.add(result)
-        record.replies += 1
-        record.prompt_tokens += result.usage.get("prompt_tokens", 0)
-        record.completion_tokens += result.usage.get("completion_tokens", 0)
-        reply = result.text
-        try:
-            draft = parse_reply(reply)
-            info, tasks = build_site(draft, name, triple)
-        except ReplyRejected as exc:
-            cut = " (cut off at the token limit)" if result.finish_reason == "length" else ""
-            problems = [f"the reply does not follow the format{cut}: {exc}"]
-        else:
-            write_site(staging, draft, info, tasks)
-            checked = await validator.validate(staging, draft.files)
-            record.external_requests += len(checked.external)
+class _SiteJob:
+    """One site's generate -> validate -> repair rounds."""
+
+    def __init__(
+        self, name: str, triple: Triple, out: Path, run: _Run, images: ImageClient | None
+    ) -> None:
+        self.name, self.triple, self.out, self.run = name, triple, out, run
+        self.record = SiteRecord(name, "rejected", asdict(triple))
+        self.pictures = SiteImages(images, run.config.images) if images else None
+        if images is not None:
+            self.record.image_model = images.config.model
+
+    async def generate(self) -> SiteRecord:
+        config, record = self.run.config, self.record
+        record.model = await self.run.client.model_name()
+        first = first_messages(self.name, self.triple, config.images if self.pictures else None)
+        messages, reply = first, ""
+        for _ in range(1 + config.max_repairs):
+            result = await self.run.client.chat(messages, max_tokens=config.max_tokens)
+            self.run.report.usage.add(result)
+            record.replies += 1
+            record.prompt_tokens += result.usage.get("prompt_tokens", 0)
+            record.completion_tokens += result.usage.get("completion_tokens", 0)
+            reply = result.text
+            checked = await self._check(result)
             if checked.fatal is not None:
                 record.rounds.append([checked.fatal, *checked.problems])
                 record.reasons = [checked.fatal]
-                return _reject(out, record, reply)
+                return _reject(self.out, record, reply)
             if checked.ok:
-                return _accept(out, record, checked.screenshot)
-            problems = checked.problems
-        record.rounds.append(problems)
-        messages = repair_messages(first, reply, problems)
-    record.reasons = [f"still failing after {config.max_repairs} repair(s)", *record.rounds[-1]]
-    return _reject(out, record, reply)
+                return _accept(self.out, record, checked.screenshot)
+            record.rounds.append(checked.problems)
+            messages = repair_messages(first, reply, checked.problems)
+        record.reasons = [f"still failing after {config.max_repairs} repair(s)", *record.rounds[-1]]
+        return _reject(self.out, record, reply)
+
+    async def _check(self, result: ChatResult) -> Validation:
+        """The reply parsed, its pictures drawn, the site written to staging and validated."""
+        try:
+            draft = parse_reply(result.text)
+            info, tasks = build_site(draft, self.name, self.triple)
+        except ReplyRejected as exc:
+            cut = " (cut off at the token limit)" if result.finish_reason == "length" else ""
+            return Validation([f"the reply does not follow the format{cut}: {exc}"])
+        files, pictures = draft.files, {}
+        if self.pictures is not None:
+            rendered = await self.pictures.render(draft.files)
+            self.record.images += rendered.drawn
+            self.run.report.usage.images += rendered.drawn
+            if rendered.problems:
+                return Validation(rendered.problems)
+            files, pictures = rendered.files, rendered.images
+        staging = self.out / STAGING / self.name
+        write_site(staging, files, info, tasks, pictures)
+        checked = await self.run.validator.validate(staging, files, set(pictures))
+        self.record.external_requests += len(checked.external)
+        return checked
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What every site of a run shares."""
+
+    client: ModelClient
+    validator: Validator
+    config: SitegenConfig
+    report: SitegenReport
 
 
 def _accept(out: Path, record: SiteRecord, screenshot: bytes | None) -> SiteRecord:

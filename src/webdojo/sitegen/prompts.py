@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from webdojo.sitegen.catalogs import Triple
+from webdojo.sitegen.images import ImageSettings
 from webdojo.sitegen.reply import MIN_TASKS
 
 PROMPT_VERSION = "sitegen-1"
@@ -22,8 +23,7 @@ that test them. Each site is static HTML, CSS and JavaScript served from a local
 never "/book.html" or "http://...").
 - No network at all: no CDNs, web fonts, external scripts, stylesheets, images, iframes or \
 fetch() to other hosts. Anything outside the folder is blocked and fails validation.
-- Images are procedural: draw them as inline <svg> (or .svg files in the folder). No raster \
-images (png, jpg, gif, webp), no data: URLs of raster images.
+{{images}}
 - Keep state in localStorage under keys that start with the site name given below plus a dot, \
 so that verifiers can read it. Seed data from constants in the JavaScript. Be deterministic: no \
 Math.random() without a fixed seed, and a fixed "today" instead of the real date.
@@ -71,6 +71,23 @@ Reply with ONE JSON object and nothing else:
 tasks.json: they are written from your reply.
 """
 
+SVG_ONLY = """\
+- Images are procedural: draw them as inline <svg> (or .svg files in the folder). No raster \
+images (png, jpg, gif, webp), no data: URLs of raster images."""
+
+# With an image model: {cap} and {size} are filled in. Our wording; pipeline.py and images.py
+# implement what it promises.
+WITH_IMAGE_MODEL = """\
+- Images: draw icons, logos, charts and decorations as inline <svg>. An image model can also \
+paint up to {cap} pictures (photos, illustrations) for the site: to get one, write in an HTML \
+file an img tag with NO src and a data-image-prompt attribute holding a short description of \
+the picture, for example <img data-image-prompt="a bowl of ramen on a dark wooden table, seen \
+from above" alt="Ramen bowl" width="240" height="240">. Each distinct description becomes one \
+{size} PNG file in images/ and the tag's src is filled in for you; the same description twice \
+shows the same picture. Always give alt, width and height (or size it with CSS). Such tags must \
+be written in the HTML, not built by JavaScript. No other raster images: no png, jpg, gif or \
+webp files or URLs of your own, no data: URLs of raster images."""
+
 USER = """\
 Site name (prefix of every localStorage key): {name}
 Website category: {category}
@@ -89,8 +106,14 @@ the same format."""
 MAX_PROBLEMS_SHOWN = 30
 
 
-def first_messages(name: str, triple: Triple) -> list[dict[str, Any]]:
-    system = SYSTEM.replace("{category}", triple.category)
+def first_messages(
+    name: str, triple: Triple, images: ImageSettings | None = None
+) -> list[dict[str, Any]]:
+    """The system and user messages for a site; ``images``: an image model is plugged in."""
+    rule = SVG_ONLY
+    if images is not None:
+        rule = WITH_IMAGE_MODEL.replace("{cap}", str(images.cap)).replace("{size}", images.size)
+    system = SYSTEM.replace("{category}", triple.category).replace("{images}", rule)
     user = USER.format(
         name=name, category=triple.category, capability=triple.capability, style=triple.style
     )

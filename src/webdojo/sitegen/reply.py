@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -131,15 +132,23 @@ def build_site(draft: SiteDraft, name: str, triple: Triple) -> tuple[SiteInfo, l
     return info, tasks
 
 
-def write_site(directory: Path, draft: SiteDraft, info: SiteInfo, tasks: list[Task]) -> None:
-    """The site directory, replacing whatever was there."""
+def write_site(
+    directory: Path, files: Mapping[str, str], info: SiteInfo, tasks: list[Task],
+    binary: Mapping[str, bytes] | None = None,
+) -> None:  # fmt: skip
+    """The site directory, replacing whatever was there: the model's (text) ``files``, our
+    ``binary`` ones (an image model's pictures), site.json and tasks.json."""
     if directory.exists():
         shutil.rmtree(directory)
     directory.mkdir(parents=True)
-    for name, text in draft.files.items():
+    written: list[tuple[str, str | bytes]] = [*files.items(), *(binary or {}).items()]
+    for name, content in written:
         path = directory / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
     (directory / "site.json").write_text(_dumps(info.model_dump()), encoding="utf-8")
     rows = [t.model_dump(exclude_none=True, exclude_defaults=False) for t in tasks]
     (directory / "tasks.json").write_text(_dumps(rows), encoding="utf-8")

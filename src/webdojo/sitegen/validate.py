@@ -11,18 +11,22 @@ can reach the network; the pages' own requests outside the site are counted and 
 from __future__ import annotations
 
 import asyncio
+import posixpath
 import re
 import tempfile
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Any
+from urllib.parse import urlsplit
 
 from webdojo.browser.chromium import BrowserConfig
 from webdojo.browser.options import SessionOptions
 from webdojo.checks.sites import check_task
 from webdojo.errors import WebdojoError
 from webdojo.rollout.env_client import InProcessEnv
+from webdojo.sitegen.images import image_tags
 from webdojo.sitegen.page_check import RASTER, PageFindings, check_page
 from webdojo.sites.server import SiteServer
 from webdojo.store.run_store import RunStore
@@ -75,8 +79,9 @@ class Validation:
         return self.fatal is None and not self.problems
 
 
-def static_problems(files: dict[str, str]) -> list[str]:
-    """What the files say without running them: external references and raster images."""
+def static_problems(files: dict[str, str], images: Collection[str] = ()) -> list[str]:
+    """What the files say without running them: external references and raster images other
+    than ``images`` (the site paths of the pictures an image model drew for it)."""
     problems = []
     for name, text in sorted(files.items()):
         for url in dict.fromkeys(m.group(1) for m in _EXTERNAL.finditer(text)):
@@ -84,7 +89,11 @@ def static_problems(files: dict[str, str]) -> list[str]:
         if _RASTER_DATA.search(text):
             problems.append(f"{name}: embeds a raster image (data:image/...): use inline SVG")
         for ref in dict.fromkeys(m.group(1) for m in _RASTER_REF.finditer(text)):
-            problems.append(f"{name}: uses the raster image {ref}: use inline SVG")
+            if posixpath.normpath(posixpath.join(posixpath.dirname(name), ref)) not in images:
+                problems.append(f"{name}: uses the raster image {ref}: use inline SVG")
+    unfilled = dict.fromkeys(name for name, _, has_src in image_tags(files) if not has_src)
+    problems += [f"{name}: <img data-image-prompt> needs an image model, and this run has none: "
+                 "draw the picture as inline SVG" for name in unfilled]  # fmt: skip
     return problems
 
 
@@ -116,16 +125,20 @@ class Validator:
         self.server.close()
         self._scratch.cleanup()
 
-    async def validate(self, directory: Path, files: dict[str, str]) -> Validation:
-        """Check the site written in ``directory`` (``files``: the model's files in it)."""
-        result = Validation(problems=static_problems(files))
+    async def validate(
+        self, directory: Path, files: dict[str, str], images: Collection[str] = ()
+    ) -> Validation:
+        """Check the site written in ``directory`` (``files``: the model's files in it;
+        ``images``: the site paths of the PNGs an image model drew for it, the only raster
+        images allowed)."""
+        result = Validation(problems=static_problems(files, images))
         try:
             site, tasks = load_site(directory)
         except WebdojoError as exc:
             result.problems.append(str(exc))
             return result
         self.server.add(site)
-        pages = await self._pages(site)
+        pages = await self._pages(site, images)
         for found in pages:
             result.problems += found.problems
             result.external += found.external
@@ -137,14 +150,16 @@ class Validator:
             await self._tasks(tasks, result)
         return result
 
-    async def _pages(self, site: Site) -> list[PageFindings]:
+    async def _pages(self, site: Site, images: Collection[str]) -> list[PageFindings]:
         host = await self.env.host()
         options = self.settings.session()
+        name = site.info.name
+        allowed = frozenset(urlsplit(self.server.url_for(name, path)).path for path in images)
 
         async def one(page: str) -> PageFindings:
             async with self._limit:
-                return await check_page(host, self.server.url_for(site.info.name, page), page,
-                                        options)  # fmt: skip
+                return await check_page(host, self.server.url_for(name, page), page, options,
+                                        allowed_images=allowed)  # fmt: skip
 
         return list(await asyncio.gather(*(one(page) for page in site.info.pages)))
 
