@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -130,27 +131,38 @@ async def _check_all(
     return CheckReport(pages=list(page_results), tasks=list(task_results))
 
 
+def watch_page(
+    page: Any, report: Callable[[str], None], ignore_failed: Callable[[str], bool] = lambda _: False
+) -> None:
+    """Report what goes wrong on ``page`` from now on: console errors, uncaught errors, failed
+    requests (but those ``ignore_failed`` accepts by URL) and HTTP errors. Shared by
+    ``sites check`` and the site generator's validation."""
+
+    def on_console(message: ConsoleMessage) -> None:
+        if message.type == "error":
+            report(f"console error: {message.text}")
+
+    def on_failed(request: Request) -> None:
+        if not ignore_failed(request.url):
+            report(f"request failed: {request.url} ({request.failure})")
+
+    def on_response(response: Response) -> None:
+        if response.status >= 400:
+            report(f"HTTP {response.status}: {response.url}")
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda exc: report(f"page error: {exc}"))
+    page.on("requestfailed", on_failed)
+    page.on("response", on_response)
+
+
 async def check_page(host: BrowserHost, url: str, site: str, page_path: str) -> PageResult:
     """Load one page and collect everything that went wrong while it loaded and rendered."""
     result = PageResult(site=site, page=page_path)
     session = await host.new_session()
     page = session.page
 
-    def on_console(message: ConsoleMessage) -> None:
-        if message.type == "error":
-            result.problems.append(f"console error: {message.text}")
-
-    def on_failed(request: Request) -> None:
-        result.problems.append(f"request failed: {request.url} ({request.failure})")
-
-    def on_response(response: Response) -> None:
-        if response.status >= 400:
-            result.problems.append(f"HTTP {response.status}: {response.url}")
-
-    page.on("console", on_console)
-    page.on("pageerror", lambda exc: result.problems.append(f"page error: {exc}"))
-    page.on("requestfailed", on_failed)
-    page.on("response", on_response)
+    watch_page(page, result.problems.append)
     try:
         await session.goto(url)
         await session.observe(ObservationOptions(elements=True))

@@ -17,11 +17,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from PIL import Image, ImageStat
-from playwright.async_api import ConsoleMessage, Request, Response, Route
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Route
 
 from webdojo.browser.host import BrowserHost
 from webdojo.browser.options import SessionOptions
+from webdojo.checks.sites import watch_page
 from webdojo.errors import NavigationTimeout, PageCrashed, WebdojoError
 
 LAYOUT_JS = (resources.files("webdojo.sitegen") / "layout.js").read_text("utf-8")
@@ -104,23 +105,9 @@ async def _route(
 
 def _listen(page: Any, found: PageFindings) -> None:
     name = found.page
-
-    def on_console(message: ConsoleMessage) -> None:
-        if message.type == "error":
-            found.problems.append(f"{name}: console error: {message.text}")
-
-    def on_failed(request: Request) -> None:
-        if request.url not in found.external:  # blocked by us: reported as external
-            found.problems.append(f"{name}: request failed: {request.url} ({request.failure})")
-
-    def on_response(response: Response) -> None:
-        if response.status >= 400:
-            found.problems.append(f"{name}: HTTP {response.status} for {response.url}")
-
-    page.on("console", on_console)
-    page.on("pageerror", lambda exc: found.problems.append(f"{name}: uncaught error: {exc}"))
-    page.on("requestfailed", on_failed)
-    page.on("response", on_response)
+    # requests we blocked ourselves are reported as external, not as failures
+    watch_page(page, lambda problem: found.problems.append(f"{name}: {problem}"),
+               ignore_failed=lambda url: url in found.external)  # fmt: skip
     page.on("crash", lambda _page: setattr(found, "fatal", f"{name}: the tab crashed"))
 
 
