@@ -22,6 +22,7 @@ async def diagnose() -> dict[str, Any]:
         "webdojo": _package_version("webdojo"),
     }
     findings["chromium"] = await _chromium()
+    findings["sandbox"] = _sandbox()
     findings["model"] = await _model()
     findings["ok"] = findings["chromium"]["ok"] and findings["model"]["ok"] is not False
     return findings
@@ -50,6 +51,22 @@ async def _chromium() -> dict[str, Any]:
         return found
     except WebdojoError as exc:
         return {"ok": False, "error": exc.to_dict()}
+
+
+def _sandbox() -> dict[str, Any]:
+    """Whether Chromium keeps its sandbox: webdojo turns it off only as root, where Chromium
+    refuses to start with it. A page that exploits the renderer then reaches the whole machine."""
+    from webdojo.browser.chromium import BrowserConfig, is_root
+
+    sandbox = "--no-sandbox" not in BrowserConfig().launch_args()
+    found: dict[str, Any] = {"root": is_root(), "sandbox": sandbox}
+    if not sandbox:
+        found["warning"] = (
+            "running as root, so Chromium runs without its sandbox: for sites you do not "
+            "control, run webdojo as a non-root user, or inside a container or VM "
+            "(docs/deployment.md)"
+        )
+    return found
 
 
 async def _model() -> dict[str, Any]:
@@ -88,6 +105,11 @@ def render(findings: dict[str, Any], console: Console) -> None:
             table.add_row("", f"[yellow]{escape(chromium['hint'])}[/yellow]")
     else:
         table.add_row("chromium", f"[red]{escape(chromium['error']['message'])}[/red]")
+    sandbox = findings["sandbox"]
+    if sandbox["sandbox"]:
+        table.add_row("sandbox", "[green]on[/green]")
+    else:
+        table.add_row("sandbox", f"[yellow]off[/yellow]  {escape(sandbox['warning'])}")
     table.add_row("model endpoint", _model_line(model))
     console.print(table)
 

@@ -32,6 +32,9 @@ def test_healthy_machine_without_a_model() -> None:
     assert found["chromium"]["ok"] and found["chromium"]["version"][0].isdigit()
     assert found["playwright"]
     assert found["model"] == {"ok": None, "configured": False}
+    root = hasattr(os, "geteuid") and os.geteuid() == 0
+    assert found["sandbox"]["root"] == root and found["sandbox"]["sandbox"] == (not root)
+    assert ("non-root user" in found["sandbox"].get("warning", "")) == root  # said as root
 
 
 def test_reachable_and_unreachable_model(fake_openai: FakeOpenAIServer) -> None:

@@ -68,7 +68,7 @@ def test_a_verdict_cut_short_by_a_kill_is_judged_again(tmp_path: Path) -> None:
     LabelJudge.calls = []
     summary = judge(run)
     assert LabelJudge.calls == ["b#0"] and summary["judged"] == 2
-    assert len(path.read_text().splitlines()) == 3  # the cut line stays, ended and skipped
+    assert len(path.read_text().splitlines()) == 2  # the torn line was cut off, b judged again
     assert set(read_verdicts(run, JUDGE)) == {"a#0", "b#0"}
 
 

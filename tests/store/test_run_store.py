@@ -9,7 +9,7 @@ import pytest
 from record_builders import STOP, episode, step
 
 from webdojo.errors import ConfigError
-from webdojo.store.run_reader import finished_keys, read_episodes
+from webdojo.store.run_reader import finished_keys, read_episodes, read_run
 from webdojo.store.run_store import EPISODES, RunStore
 from webdojo.store.summary import summarize
 
@@ -33,8 +33,10 @@ def test_truncated_last_line_is_skipped_and_resume_appends(tmp_path: Path) -> No
     assert list(read_episodes(tmp_path)) == ["a#0", "b#0"]
     # faulted episodes were never scored: a resume runs them again
     assert finished_keys(tmp_path) == {"a#0"}
-    with RunStore(tmp_path) as store:
+    with RunStore(tmp_path) as store:  # the resume cuts the torn line off: whole lines only
         store.append_episode(episode("b#0", False))
+    assert "c#0" not in (tmp_path / EPISODES).read_text()
+    assert not read_run(tmp_path, strict=True).skipped
     assert finished_keys(tmp_path) == {"a#0", "b#0"}
     assert read_episodes(tmp_path)["b#0"].success is False
 

@@ -50,13 +50,13 @@ class BrowserConfig:
 
     def launch_args(self) -> list[str]:
         args = list(LAUNCH_ARGS)
-        no_sandbox = self.no_sandbox if self.no_sandbox is not None else _is_root()
+        no_sandbox = self.no_sandbox if self.no_sandbox is not None else is_root()
         if no_sandbox:
             args.append("--no-sandbox")
         return args + list(self.extra_args)
 
 
-def _is_root() -> bool:
+def is_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
 
 

@@ -8,9 +8,13 @@ Layout (``FORMAT_VERSION`` 2)::
     DIR/screenshots/ab/abcdef...e.jpg   content-addressed (sha256 of the bytes)
     DIR/observations/ab/abcdef...e.json the rest of each observation, content-addressed too
 
-Nothing is ever rewritten. An interrupted run leaves at worst a truncated last line, which
-readers skip. Resuming appends to the same files: episodes already finished are skipped, and
-faulted ones are run again (they were never scored). ``webdojo.store.run_reader`` reads it
+Nothing acknowledged is ever rewritten: a step line is flushed before ``append_step``
+returns, an episode line (and every step line before it) is synced to disk before
+``append_episode`` returns. A process killed mid-write leaves at worst a torn last line, which
+readers skip and a resume cuts off (it was never acknowledged), so the files hold whole lines
+only. Resuming appends to the same files: episodes already finished are skipped, and faulted
+ones are run again (they were never scored). Whole files (``config.json``, screenshots,
+observations) are written to a temporary name and renamed into place. ``webdojo.store.run_reader`` reads it
 back (the latest record per episode key); the record models are in ``webdojo.store.records``.
 """
 
@@ -119,16 +123,33 @@ def read_config(root: Path) -> dict[str, Any] | None:
 
 
 def open_for_append(path: Path) -> IO[str]:
-    """Open a JSONL file for appending, first ending a line left truncated by a crash so that
-    the next record starts on a line of its own."""
+    """Open a JSONL file for appending, first cutting off a line left torn by a kill (the
+    write that was cut short never returned, so nothing acknowledged is lost)."""
     if path.exists() and path.stat().st_size:
-        with open(path, "rb") as handle:
-            handle.seek(-1, os.SEEK_END)
-            truncated = handle.read(1) != b"\n"
-        if truncated:
-            with open(path, "a", encoding="utf-8") as handle:
-                handle.write("\n")
+        _cut_torn_tail(path)
     return open(path, "a", encoding="utf-8")
+
+
+def _cut_torn_tail(path: Path, chunk: int = 1 << 16) -> None:
+    """Truncate ``path`` just after its last newline (to empty when it has none)."""
+    with open(path, "r+b") as handle:
+        end = handle.seek(0, os.SEEK_END)
+        pos = end
+        while pos > 0:
+            start = max(0, pos - chunk)
+            handle.seek(start)
+            block = handle.read(pos - start)
+            newline = block.rfind(b"\n")
+            if newline != -1:
+                keep = start + newline + 1
+                break
+            pos = start
+        else:
+            keep = 0
+        if keep != end:
+            handle.truncate(keep)
+            handle.flush()
+            os.fsync(handle.fileno())
 
 
 def _write_atomic(path: Path, data: str | bytes) -> None:
