@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-import pytest
-from browser_helpers import ids, text
+import asyncio
+from dataclasses import replace
 
-from webdojo.actions import Click, TabFocus
+import pytest
+from browser_helpers import TEST_OPTIONS, ids, text
+
+from webdojo.actions import Click, NewTab, TabFocus
 from webdojo.browser import BrowserSession
+from webdojo.browser.host import BrowserHost
 from webdojo.observation import ObservationOptions
 
 pytestmark = pytest.mark.browser
@@ -55,3 +59,26 @@ async def test_beforeunload_lets_the_navigation_go(session: BrowserSession, base
     obs = await session.step(Click(element=found["leave"]), SHOT)
     assert obs.last_error is None and obs.title == "Page two"
     assert any(d.startswith("beforeunload") for d in obs.dialogs)
+
+
+async def test_a_page_opening_windows_in_a_loop_is_held_to_the_tab_cap(
+    host: BrowserHost, base_url: str
+) -> None:
+    session = await host.new_session(replace(TEST_OPTIONS, max_tabs=4))
+    try:
+        await session.goto(base_url + "spam.html")
+        obs = await session.step(Click(element=(await ids(session))["spam"]), SHOT)
+        assert obs.last_error is None
+        for _ in range(100):  # the 30 windows arrive one by one: wait for them, however slow
+            assert len(obs.tabs) <= 4
+            if len(obs.tabs) == 4:
+                break
+            await asyncio.sleep(0.05)
+            obs = await session.observe(SHOT)
+        assert len(obs.tabs) == 4  # 30 asked for, 3 kept
+        obs = await session.step(NewTab(), SHOT)
+        assert obs.last_error is not None and obs.last_error.code == "bad_tab"
+        obs = await session.step(TabFocus(index=0), SHOT)
+        assert obs.last_error is None and obs.title == "Spam"  # the session goes on
+    finally:
+        await session.aclose()

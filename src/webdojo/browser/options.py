@@ -23,6 +23,7 @@ class SessionOptions:
     user_agent: str | None = None  # None = Chromium's own
     color_scheme: Literal["light", "dark", "no-preference"] = "light"
     final_text_chars: int = 20_000  # cap on the page text kept in FinalState
+    max_tabs: int = 10  # tabs per session; pages a site opens past it are closed at once
     archive: str | None = None  # serve every request from this cache archive (no network)
     record: RecordSpec | None = None  # record every request into a cache archive
 
@@ -33,6 +34,8 @@ class SessionOptions:
             )
         if self.archive and self.record:
             raise ConfigError("a session replays an archive or records one, not both")
+        if self.max_tabs < 1:
+            raise ConfigError(f"max_tabs must be at least 1, not {self.max_tabs}")
         for name in ("action_timeout_s", "navigation_timeout_s", "popup_wait_s"):
             if not getattr(self, name) > 0:
                 raise ConfigError(f"{name} must be positive, not {getattr(self, name)!r}")

@@ -74,7 +74,7 @@ class BrowserSession:
         self._host = host
         self._context = context
         self._closed = False
-        self._tabs = TabSet(context)
+        self._tabs = TabSet(context, options.max_tabs)
         self._guard = Guard(self._tabs, host.is_connected)
         self._executor = Executor(self._tabs, self._guard, options)
         self._element_ids: frozenset[int] | None = None

@@ -28,6 +28,7 @@ from playwright.async_api import (
 from playwright.async_api import Error as PlaywrightError
 
 from webdojo.browser.dom import HOOKS_JS
+from webdojo.errors import BadTab
 from webdojo.observation import Tab
 
 
@@ -115,8 +116,11 @@ class TabState:
 class TabSet:
     """The ordered tabs of one browser context and the active one."""
 
-    def __init__(self, context: BrowserContext) -> None:
+    def __init__(self, context: BrowserContext, max_tabs: int = 10) -> None:
         self.context = context
+        self.max_tabs = max_tabs  # a page opening windows in a loop cannot grow the session
+        self.refused = 0  # pages closed at once because the session had max_tabs already
+        self._closing: set[asyncio.Task[None]] = set()
         self.tabs: list[TabState] = []
         self._active: TabState | None = None
         self._new: list[TabState] = []  # opened by the page, not yet made active
@@ -130,8 +134,15 @@ class TabSet:
     # --- membership ---------------------------------------------------------------------
 
     def _on_page(self, page: Page) -> None:
-        if self._find(page) is None:
-            self._new.append(self.attach(page))
+        if self._find(page) is not None:
+            return
+        if len(self.tabs) >= self.max_tabs:
+            self.refused += 1
+            task = asyncio.get_running_loop().create_task(_close_quietly(page))
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
+            return
+        self._new.append(self.attach(page))
 
     def _find(self, page: Page) -> TabState | None:
         return next((t for t in self.tabs if t.page is page), None)
@@ -208,6 +219,8 @@ class TabSet:
         return self.tabs.index(tab)
 
     async def new_tab(self) -> TabState:
+        if len(self.tabs) >= self.max_tabs:
+            raise BadTab(f"this session has {len(self.tabs)} tabs, the most it may have")
         tab = self.attach(await self.context.new_page())
         self.activate(tab)
         return tab
@@ -269,3 +282,8 @@ class TabSet:
             Tab(index=i, url=t.page.url, title=titles[i], active=t is self._active)
             for i, t in enumerate(self.tabs)
         ]
+
+
+async def _close_quietly(page: Page) -> None:
+    with contextlib.suppress(PlaywrightError):
+        await page.close()
