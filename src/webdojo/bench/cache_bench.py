@@ -160,11 +160,8 @@ def false_matches(served: list[Match]) -> tuple[int, int]:
 
 
 async def _context(host: BrowserHost) -> BrowserContext:
-    # as webdojo.cache.drive makes them, so that live and replayed pages look alike
-    return await host.browser.new_context(
-        viewport={"width": 1280, "height": 720}, device_scale_factor=1, service_workers="block",
-        accept_downloads=False, locale="en-US", timezone_id="UTC",
-    )  # fmt: skip
+    # webdojo's own settings, as webdojo.cache.drive takes them: live and replayed pages alike
+    return await host.new_context()
 
 
 async def _load_done(page: Page, url: str, timeout_s: float) -> float:

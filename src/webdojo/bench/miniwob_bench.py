@@ -96,7 +96,7 @@ async def run_miniwob_bench(
             out=str(out or Path(scratch) / "run"),
         )
         records = await run_job(config, task_set, policy)
-    rows = {name: TaskRow(name) for t in task_set.tasks if (name := task_name(t))}
+    rows = {t.id: TaskRow(name) for t in task_set.tasks if (name := task_name(t))}
     for record in records:
         _count(rows, record)
     return MiniwobBench(
@@ -105,7 +105,7 @@ async def run_miniwob_bench(
 
 
 def _count(rows: dict[str, TaskRow], record: EpisodeRecord) -> None:
-    row = rows.get(record.task_id.removeprefix("miniwob."))
+    row = rows.get(record.task_id)
     if row is None:
         return
     row.episodes += 1

@@ -15,7 +15,7 @@ import weakref
 from pathlib import Path
 from types import TracebackType
 
-from playwright.async_api import Browser, Playwright, async_playwright
+from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
 from webdojo.browser.chromium import BrowserConfig, find_chromium
@@ -82,14 +82,16 @@ class BrowserHost:
         """How many sessions are open."""
         return len(self._sessions)
 
-    async def new_session(self, options: SessionOptions | None = None) -> BrowserSession:
-        """A fresh context with one blank tab."""
+    async def new_context(self, options: SessionOptions | None = None) -> BrowserContext:
+        """A bare context with webdojo's settings (viewport, locale, service workers blocked,
+        no downloads) and nothing else: what ``new_session`` builds on, and what tools that
+        drive Playwright themselves (recording, replay, benchmarks) take."""
         options = options or SessionOptions()
         if not self.is_connected():
             raise BrowserClosed("the browser is gone; launch a new BrowserHost")
         try:
             async with asyncio.timeout(SETUP_TIMEOUT_S):
-                context = await self._browser.new_context(
+                return await self._browser.new_context(
                     viewport={"width": options.viewport_width, "height": options.viewport_height},
                     device_scale_factor=1,  # screenshot pixels == CSS pixels
                     service_workers="block",
@@ -103,6 +105,11 @@ class BrowserHost:
             raise InfraError("the browser did not create a context in time") from exc
         except PlaywrightError as exc:
             raise BrowserClosed(f"could not create a browser context: {first_line(exc)}") from exc
+
+    async def new_session(self, options: SessionOptions | None = None) -> BrowserSession:
+        """A fresh context with one blank tab."""
+        options = options or SessionOptions()
+        context = await self.new_context(options)
         session = BrowserSession(self, context, options)
         try:
             # The init script first: a page that Playwright sets up while a context-level

@@ -82,7 +82,7 @@ class ArchiveWriter:
         self.meta = ArchiveMeta(secrets.token_hex(8), now, int(now * 1000), source)
         self._stream: BinaryIO = open(path / WARC, "wb")  # noqa: SIM115 - closed in close()
         self._warc = ExchangeWriter(self._stream)
-        self._rules = self._own_rules()
+        self._rules = archive_rules(path)
         self._rows: list[tuple[object, ...]] = []  # index rows; bodies are in the WARC only
         self._started: list[float] = []
         self._visits = 0
@@ -109,10 +109,6 @@ class ArchiveWriter:
         self.meta.epoch_ms = int(first * 1000) or self.meta.epoch_ms
         _write_json(self.path / META, self.meta.to_json())
         return self.meta
-
-    def _own_rules(self) -> RuleSet:
-        path = self.path / RULES
-        return rule_set(extra=load_rules(path)) if path.exists() else RuleSet()
 
     def __enter__(self) -> ArchiveWriter:
         return self
@@ -144,8 +140,7 @@ class Archive:
         meta = read_meta(path)
         if not (path / WARC).is_file():
             raise ArchiveError(f"{path}: {WARC} is missing", path=str(path))
-        own = path / RULES
-        rules = rule_set(rule_files, load_rules(own) if own.exists() else ())
+        rules = archive_rules(path, rule_files)
         if not (path / INDEX).is_file():
             _rebuild_index(path, rules)
         index = Index(path / INDEX)
@@ -191,6 +186,13 @@ class Archive:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def archive_rules(path: Path, rule_files: tuple[Path, ...] = ()) -> RuleSet:
+    """The rules in force for the archive at ``path``: the defaults, the user's rule files,
+    and the archive's own ``rules.yaml`` (its learned rules and any added by hand)."""
+    own = path / RULES
+    return rule_set(rule_files, load_rules(own) if own.exists() else ())
 
 
 def read_meta(path: Path) -> ArchiveMeta:

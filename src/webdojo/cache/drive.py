@@ -22,6 +22,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from webdojo.browser.chromium import BrowserConfig
 from webdojo.browser.host import BrowserHost
+from webdojo.browser.options import SessionOptions
 from webdojo.cache.archive import Archive, ArchiveMeta, ArchiveWriter, write_last_replay
 from webdojo.cache.determinism import DETERMINISTIC_LAUNCH_ARGS, screenshot_hash
 from webdojo.cache.recorder import Recorder
@@ -70,14 +71,7 @@ async def _launch(config: DriveConfig, deterministic: bool) -> BrowserHost:
 
 async def _context(host: BrowserHost, config: DriveConfig) -> BrowserContext:
     width, height = config.viewport
-    return await host.browser.new_context(
-        viewport={"width": width, "height": height},
-        device_scale_factor=1,
-        service_workers="block",
-        accept_downloads=False,
-        locale="en-US",
-        timezone_id="UTC",
-    )
+    return await host.new_context(SessionOptions(viewport_width=width, viewport_height=height))
 
 
 @dataclass

@@ -14,9 +14,17 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from webdojo.cache.exchange import Exchange, header
-from webdojo.cache.normalize import Endpoint, Field, exact_key, normalize, signature
+from webdojo.cache.normalize import (
+    Endpoint,
+    Field,
+    NormalRequest,
+    exact_key,
+    normalize,
+    signature,
+)
 from webdojo.cache.rules import RuleSet
 from webdojo.cache.warc_io import Written
 
@@ -60,6 +68,10 @@ class Entry:
     req_offset: int
     resp_offset: int
     body_offset: int
+
+    def normal(self) -> NormalRequest:
+        """The recorded request as the normalizer saw it (from the index, not the WARC)."""
+        return NormalRequest(self.endpoint, urlsplit(self.url).scheme, self.fields)
 
 
 def rules_id(rules: RuleSet) -> str:

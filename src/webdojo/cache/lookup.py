@@ -37,7 +37,8 @@ def lookup(
         matcher = Matcher(archive.index, archive.rules)
         match = matcher.match(request, advance=False)
         normal = match.request
-        nearest = matcher.nearest(normal) if normal is not None else ()
+        # a miss carries its nearest candidates already; a hit is shown its neighbours too
+        nearest = match.candidates or (matcher.nearest(normal) if normal is not None else ())
     return {
         "method": request.method,
         "url": url,

@@ -23,7 +23,6 @@ from webdojo.cache.determinism import Determinism, apply, seed_for
 from webdojo.cache.exchange import CapturedRequest, CapturedResponse
 from webdojo.cache.freshen import freshen, fulfil_headers, rename_jsonp
 from webdojo.cache.matcher import LEVELS, Match, Matcher
-from webdojo.cache.normalize import normalize
 from webdojo.cache.quiet import InFlight
 from webdojo.errors import ArchiveError, CacheMiss
 
@@ -138,7 +137,7 @@ class Replayer:
             request.post_data_buffer or b"",
         )
         match = self.matcher.match(captured, resource_type=request.resource_type)
-        response = self._response(captured, match)
+        response = self._response(match)
         if response is None:
             await self._miss(route, captured, match)
             return
@@ -153,14 +152,13 @@ class Replayer:
             body=response.body,
         )
 
-    def _response(self, request: CapturedRequest, match: Match) -> CapturedResponse | None:
+    def _response(self, match: Match) -> CapturedResponse | None:
         if match.synthesized is not None:
             return match.synthesized
-        if match.entry is None:
+        if match.entry is None or match.request is None:
             return None
         response = self.archive.response(match.entry)
-        recorded = normalize(CapturedRequest(match.entry.endpoint.method, match.entry.url))
-        body = rename_jsonp(response.body, normalize(request), recorded)
+        body = rename_jsonp(response.body, match.request, match.entry.normal())
         return CapturedResponse(response.status, response.headers, body, response.reason)
 
     async def _miss(self, route: Route, request: CapturedRequest, match: Match) -> None:
