@@ -33,14 +33,14 @@ from webdojo.bench.volatile_site import (
     DONE_JS,
     MANIFEST,
     VolatileSite,
+    entry_matches,
     is_trap,
     is_volatile,
 )
-from webdojo.browser.chromium import BrowserConfig
 from webdojo.browser.host import BrowserHost
 from webdojo.cache.archive import Archive
-from webdojo.cache.determinism import DETERMINISTIC_LAUNCH_ARGS, screenshot_hash
-from webdojo.cache.drive import DriveConfig, record_url
+from webdojo.cache.determinism import screenshot_hash
+from webdojo.cache.drive import DriveConfig, launch, record_url
 from webdojo.cache.index import Index
 from webdojo.cache.learn import learn_archive, learned_fields, precision_recall
 from webdojo.cache.matcher import Match
@@ -88,11 +88,7 @@ def _unit(endpoint: Endpoint, f: Field) -> tuple[str, str, str, str]:
 
 
 def _is_browser_volatile(unit: tuple[str, str, str, str]) -> bool:
-    host, path, where, name = unit
-    return any(
-        (e["host"], e["path"], e["where"], e["name"]) == (host, path, where, name)
-        for e in BROWSER_VOLATILE
-    )
+    return any(entry_matches(e, *unit) for e in BROWSER_VOLATILE)
 
 
 def volatile_score(index: Index, rules: RuleSet) -> VolatileScore:
@@ -116,7 +112,7 @@ def volatile_score(index: Index, rules: RuleSet) -> VolatileScore:
     by_source: dict[str, int] = {}
     missed = []
     for m in MANIFEST:
-        units = [u for u in sources if u not in unmasked and _in_manifest_entry(u, m)]
+        units = [u for u in sources if u not in unmasked and entry_matches(m, *u)]
         for source in sorted({s for u in units for s in sources[u]}):
             by_source[source] = by_source.get(source, 0) + 1
         if not units:
@@ -125,12 +121,6 @@ def volatile_score(index: Index, rules: RuleSet) -> VolatileScore:
     precision = (len(masked) - len(extra)) / len(masked) if masked else 0.0
     return VolatileScore(precision, covered / len(MANIFEST), len(masked), covered,
                          len(MANIFEST), by_source, missed, ["/".join(u) for u in extra])  # fmt: skip
-
-
-def _in_manifest_entry(unit: tuple[str, str, str, str], m: dict[str, str]) -> bool:
-    host, path, where, name = unit
-    return (m["where"], m["name"]) == (where, name) and m["host"] in ("*", host) \
-        and m["path"] in ("*", path)  # fmt: skip
 
 
 def _name(m: dict[str, str]) -> str:
@@ -175,18 +165,16 @@ async def _load_done(page: Page, url: str, timeout_s: float) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-async def _launch(resolve_rules: str, deterministic: bool) -> BrowserHost:
-    args = (f"--host-resolver-rules={resolve_rules}",)
-    return await BrowserHost.launch(
-        BrowserConfig(extra_args=args + (DETERMINISTIC_LAUNCH_ARGS if deterministic else ()))
-    )
+def _resolve(site: VolatileSite) -> DriveConfig:
+    """Its fake host names mapped to its loopback port, as ``--resolve`` gives them."""
+    return DriveConfig(resolve=tuple(f"{h}=127.0.0.1:{site.port}" for h in site.hosts))
 
 
 async def live_loads(
     site: VolatileSite, n: int, timeout_s: float
 ) -> tuple[list[float], dict[str, Any]]:
     """``n`` live loads of the start page: their times and the item lists the page drew."""
-    host = await _launch(site.resolve_rules(), deterministic=False)
+    host = await launch(_resolve(site), deterministic=False)
     times, lists = [], {}
     try:
         for _ in range(n):
@@ -208,7 +196,7 @@ async def replay_mode(
 ) -> ModeResult:  # fmt: skip
     """``config.replays`` replays of ``url``, each in a fresh context."""
     mode = ModeResult(deterministic)
-    host = await _launch(canary.resolve_rules(), deterministic)
+    host = await launch(_resolve(canary), deterministic)
     try:
         for _ in range(config.replays):
             options = ReplayOptions(deterministic=deterministic, keep_served=_KEEP_SERVED)
@@ -235,7 +223,7 @@ async def replay_mode(
 async def arm_canary(canary: VolatileSite) -> bool:
     """Whether a browser with the replay's resolver rules reaches the canary (one stylesheet
     loaded without a replayer); its hits are reset after."""
-    host = await _launch(canary.resolve_rules(), deterministic=False)
+    host = await launch(_resolve(canary), deterministic=False)
     try:
         context = await _context(host)
         page = await context.new_page()
@@ -258,9 +246,8 @@ async def run_cache_bench(
     with tempfile.TemporaryDirectory(prefix="webdojo-cache-bench-") as tmp:
         root = Path(work) if work is not None else Path(tmp)
         with VolatileSite() as site, VolatileSite() as canary:
-            resolve = tuple(f"{h}=127.0.0.1:{site.port}" for h in site.hosts)
             report = await record_url(site.start_url, root / "site", config.visits,
-                                      DriveConfig(resolve=resolve), overwrite=True)  # fmt: skip
+                                      _resolve(site), overwrite=True)  # fmt: skip
             say(f"recorded {report.meta.exchanges} exchanges in {config.visits} visits")
             learned = learn_step(root / "site")
             live_ms, live_lists = await live_loads(site, config.live_loads, config.done_timeout_s)

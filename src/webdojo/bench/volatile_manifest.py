@@ -71,7 +71,8 @@ def trap_params() -> list[dict[str, str]]:
     return [dict(field) for field in TRAP_PARAMS]
 
 
-def _matches(entry: dict[str, str], host: str, path: str, where: str, name: str) -> bool:
+def entry_matches(entry: dict[str, str], host: str, path: str, where: str, name: str) -> bool:
+    """Whether one manifest entry names this field (its ``"*"`` host or path match any)."""
     return (
         entry["where"] == where
         and entry["name"] == name
@@ -86,10 +87,10 @@ def is_volatile(host: str, path: str, where: str, name: str) -> bool:
     if where in ("header", "cookie"):
         name = name.lower()
     host = host.lower().split(":", 1)[0]
-    return any(_matches(entry, host, path, where, name) for entry in MANIFEST)
+    return any(entry_matches(entry, host, path, where, name) for entry in MANIFEST)
 
 
 def is_trap(host: str, path: str, where: str, name: str) -> bool:
     """Whether this field selects content (it must never be ignored when matching)."""
     host = host.lower().split(":", 1)[0]
-    return any(_matches(entry, host, path, where, name) for entry in TRAP_PARAMS)
+    return any(entry_matches(entry, host, path, where, name) for entry in TRAP_PARAMS)

@@ -61,7 +61,8 @@ def resolver_rules(resolve: Sequence[str]) -> tuple[str, frozenset[str]]:
     return ", ".join(rules), frozenset(hosts)
 
 
-async def _launch(config: DriveConfig, deterministic: bool) -> BrowserHost:
+async def launch(config: DriveConfig, deterministic: bool) -> BrowserHost:
+    """A browser with the ``--resolve`` rules and, for replay, the pinned font flags."""
     rules, _ = resolver_rules(config.resolve)
     args = (f"--host-resolver-rules={rules}",) if rules else ()
     return await BrowserHost.launch(
@@ -100,7 +101,7 @@ async def record_url(
     config = config or DriveConfig()
     _, mapped = resolver_rules(config.resolve)
     allowed = mapped | {(urlsplit(url).hostname or "").lower()}
-    host = await _launch(config, deterministic=False)
+    host = await launch(config, deterministic=False)
     blocked: dict[str, int] = {}
     try:
         with ArchiveWriter(out, source=f"record {url}", overwrite=overwrite) as writer:
@@ -161,7 +162,7 @@ async def replay_url(
     options = options or ReplayOptions()
     report = ReplayReport(ReplayStats())
     with Archive.open(archive_path, rule_files) as archive:
-        host = await _launch(config, deterministic=options.deterministic)
+        host = await launch(config, deterministic=options.deterministic)
         try:
             for _ in range(repeat):
                 await _replay_once(host, archive, url, config, options, report)
