@@ -40,7 +40,7 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
     # the cache below the browser: a session replaying an archive attaches its replayer
     "cache": CORE,
     "cache.drive": (*CORE, "browser", "cache"),  # launches browsers to record and replay
-    "browser": (*CORE, "cache.archive", "cache.recorder", "cache.replayer"),
+    "browser": (*CORE, "cache.archive", "cache.record_spec", "cache.recorder", "cache.replayer"),
     "models": CORE,
     "prompts": (*CORE, "parsing", "models", "tasks"),
     "policies": (*CORE, "parsing", "models", "prompts", "tasks"),
@@ -50,7 +50,7 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "rollout": (
         *CORE,
         "browser",
-        "cache.recorder",  # RecordSpec, the session option that records a run's traffic
+        "cache.record_spec",  # the session option that records a run's traffic
         "envs",  # a run with --wiki serves the ZIM
         "policies",
         "sites",

@@ -14,6 +14,7 @@ import os
 import weakref
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
@@ -23,10 +24,10 @@ from webdojo.browser.dom import HOOKS_JS
 from webdojo.browser.guard import first_line
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.session import SETUP_TIMEOUT_S, BrowserSession
-from webdojo.cache.archive import Archive
-from webdojo.cache.recorder import recording_sink
-from webdojo.cache.replayer import Replayer
 from webdojo.errors import BrowserClosed, ChromiumNotFound, InfraError
+
+if TYPE_CHECKING:
+    from webdojo.cache.archive import Archive
 
 
 class BrowserHost:
@@ -116,9 +117,13 @@ class BrowserHost:
             # script is being added can miss it (CI once saw a document without hooks).
             await session._add_init_script(HOOKS_JS)
             if options.archive:  # after the hooks: their document tokens stay truly random
+                from webdojo.cache.replayer import Replayer  # only sessions that replay pay
+
                 session.replayer = Replayer(self._archive(options.archive))
                 await session.replayer.attach(context)
             if options.record:
+                from webdojo.cache.recorder import recording_sink  # (WARC, SQLite, YAML)
+
                 sink = recording_sink(options.record)
                 session.recording = (sink, sink.recorder())
                 await session.recording[1].attach(context)
@@ -130,6 +135,8 @@ class BrowserHost:
         return session
 
     def _archive(self, path: str) -> Archive:
+        from webdojo.cache.archive import Archive
+
         if path not in self._archives:
             self._archives[path] = Archive.open(Path(path))
         return self._archives[path]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from webdojo.cache.recorder import RecordSpec
+from webdojo.cache.record_spec import RecordSpec
 from webdojo.errors import ConfigError
 
 

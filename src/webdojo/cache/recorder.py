@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import time
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -25,6 +24,7 @@ from playwright.async_api import Error as PlaywrightError
 from webdojo.cache.archive import ArchiveWriter
 from webdojo.cache.exchange import CapturedRequest, CapturedResponse, Exchange
 from webdojo.cache.quiet import InFlight
+from webdojo.cache.record_spec import RecordSpec
 
 _RECORDED_SCHEMES = ("http", "https")
 
@@ -133,16 +133,6 @@ class Recorder:
         if self._reads:
             await asyncio.wait(set(self._reads), timeout=timeout_s)
         return sorted(self._exchanges, key=lambda e: e.seq)
-
-
-@dataclass(frozen=True)
-class RecordSpec:
-    """Record every session of a run into one archive: a session option (``SessionOptions.
-    record``), for recording with a policy over a task file. The sessions of a process share
-    one writer (``recording_sink``); the archive is complete after ``finish_recording``."""
-
-    path: str  # the archive directory
-    hosts: tuple[str, ...] | None = None  # the hosts that may be contacted; None = any
 
 
 class RecordingSink:

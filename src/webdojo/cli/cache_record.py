@@ -15,7 +15,8 @@ from rich.console import Console
 
 from webdojo.cache.archive import META, read_meta
 from webdojo.cache.drive import resolver_rules
-from webdojo.cache.recorder import RecordSpec, finish_recording
+from webdojo.cache.record_spec import RecordSpec
+from webdojo.cache.recorder import finish_recording
 from webdojo.cli.run import choose_policy
 from webdojo.errors import ConfigError
 from webdojo.models.config import ModelConfig

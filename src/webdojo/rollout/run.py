@@ -14,7 +14,7 @@ from typing import Any
 
 from webdojo.browser.chromium import BrowserConfig
 from webdojo.browser.options import SessionOptions
-from webdojo.cache.recorder import RecordSpec
+from webdojo.cache.record_spec import RecordSpec
 from webdojo.envs.wiki_server import WikiServer
 from webdojo.errors import ConfigError
 from webdojo.policies.base import Policy
