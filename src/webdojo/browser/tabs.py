@@ -182,7 +182,7 @@ class TabSet:
             tab.bump("commits")
 
     def _on_download(self, tab: TabState, download: Download) -> None:
-        tab.bump("aborts")  # downloads are refused; the navigation that started one is over
+        tab.bump("aborts")  # the navigation that started a download is over (downloads.py)
 
     def _on_request_failed(self, tab: TabState, request: Request) -> None:
         with contextlib.suppress(PlaywrightError):
