@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 from browser_helpers import TEST_OPTIONS
-from isolation_site import ALL_CANARIES, DOWNLOAD_BYTES, IsolationSite, serve_isolation_site
 
+from isolation_site import ALL_CANARIES, DOWNLOAD_BYTES, IsolationSite, serve_isolation_site
 from webdojo.browser import BrowserHost, BrowserSession, SessionOptions
 from webdojo.browser.downloads import ROOT_PREFIX, sweep_stale_roots
 from webdojo.observation import DownloadInfo, ObservationOptions
