@@ -34,7 +34,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import Browser, BrowserContext, CDPSession, Page
+from playwright.async_api import Browser, CDPSession
 from playwright.async_api import Error as PlaywrightError
 
 from webdojo.errors import DownloadTooLarge, TooManyDownloads, WebdojoError
@@ -168,17 +168,13 @@ class DownloadRoot:
         return self._path
 
     async def attach(
-        self, context: BrowserContext, page: Page, max_bytes: int, max_files: int
+        self, page_cdp: CDPSession, max_bytes: int, max_files: int
     ) -> SessionDownloads:
-        """Send the context's downloads to a fresh directory. Raises PlaywrightError."""
+        """Send the downloads of the context of the page (``page_cdp``: a CDP session of one
+        of its pages) to a fresh directory. Raises PlaywrightError."""
         cdp = await self._ensure()
         assert self._path is not None
-        page_cdp = await context.new_cdp_session(page)
-        try:
-            target = await page_cdp.send("Target.getTargetInfo")
-        finally:
-            with contextlib.suppress(PlaywrightError):
-                await page_cdp.detach()
+        target = await page_cdp.send("Target.getTargetInfo")
         context_id = target["targetInfo"]["browserContextId"]
         path = Path(tempfile.mkdtemp(prefix="s-", dir=self._path))
         downloads = SessionDownloads(self, path, context_id, max_bytes, max_files)

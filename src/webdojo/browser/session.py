@@ -101,8 +101,8 @@ class BrowserSession:
     async def _watch_downloads(self, root: DownloadRoot) -> None:
         """Let the context download into a directory of its own (before any page loads)."""
         async with self._guard("setting up downloads", SETUP_TIMEOUT_S):
-            page = self._tabs.current.page
-            self.downloads = await root.attach(self._context, page, *_download_caps(self.options))
+            page_cdp = await self._tabs.current.cdp()  # kept: stop_loading uses it too
+            self.downloads = await root.attach(page_cdp, *_download_caps(self.options))
 
     async def _add_init_script(self, script: str) -> None:
         async with self._guard("installing the page hooks", SETUP_TIMEOUT_S):
