@@ -5,6 +5,7 @@ session itself sees them all (the positive control)."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -31,7 +32,8 @@ def site() -> Iterator[IsolationSite]:
 
 @pytest.fixture(scope="module")
 async def inline_pool() -> AsyncIterator[InlinePool]:
-    async with InlinePool(WorkerConfig(warm_contexts=2, warm_options=FAST)) as pool:
+    pool = InlinePool(WorkerConfig(warm_contexts=2, warm_options=FAST))
+    async with pool:
         yield pool
 
 
@@ -87,6 +89,27 @@ async def test_sessions_on_one_worker_are_isolated(
     for session_id in (b, c):
         await pool.close(session_id)
     assert pool.worker.stats()["warm_hits"] >= 1  # warm contexts were among them
+
+
+async def test_a_warm_session_takes_its_episodes_download_caps(
+    inline_pool: InlinePool, site: IsolationSite
+) -> None:
+    pool = inline_pool
+    await wait_for_warm(pool)
+    hits = pool.worker.stats()["warm_hits"]
+    no_downloads = dataclasses.replace(FAST, max_downloads=0)  # same context: warm is fine
+    session_id, _, obs = await pool.create(site.plant_url("w3"), no_downloads, BARE)
+    assert pool.worker.stats()["warm_hits"] == hits + 1
+    await site.wait_planted("w3")
+    [got] = obs.downloads or await downloads(pool, session_id, wait=True)
+    assert got.error is not None and got.error.code == "too_many_downloads"
+    await pool.close(session_id)
+
+
+async def wait_for_warm(pool: InlinePool) -> None:
+    async with asyncio.timeout(30):
+        while not pool.worker.stats().get("warm_ready"):
+            await asyncio.sleep(0.05)
 
 
 async def test_sessions_on_two_workers_are_isolated(
