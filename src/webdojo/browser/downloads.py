@@ -13,7 +13,7 @@ session never sees, counts or cancels another's.
 
 Caps (``SessionOptions.max_download_mb`` for all files together, ``max_downloads`` for their
 number). While any download runs, the sessions' directories are scanned every few
-milliseconds; a download announced larger than what is left, or whose bytes pass the cap, is
+milliseconds (``SCAN_S``; less often while no byte arrives); a download announced larger than what is left, or whose bytes pass the cap, is
 cancelled and Chromium deletes its partial file. A finished file past a cap (one so small that
 it finished between two scans) is deleted. So a directory at rest never holds more than the
 cap; while a download of unknown length runs, it can briefly hold what arrives in one scan
@@ -31,6 +31,7 @@ import contextlib
 import os
 import shutil
 import tempfile
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,9 @@ from webdojo.errors import DownloadTooLarge, TooManyDownloads, WebdojoError
 from webdojo.observation import DownloadInfo, ErrorInfo
 
 ROOT_PREFIX = "webdojo-downloads-"  # + "<pid>-<random>": one root per host, in the temp dir
-SCAN_S = 0.005  # how often directories are scanned while a download runs
+SCAN_S = 0.005  # how often directories are scanned while a download's bytes arrive
+SCAN_IDLE_S = 0.02  # ... and this long apart once no byte arrived for SCAN_PATIENCE scans
+SCAN_PATIENCE = 40
 _GUID_LEN = 36  # Chromium names a download's file by its guid (a partial one may get a suffix)
 
 
@@ -60,6 +63,7 @@ class SessionDownloads:
         self._kept: dict[str, int] = {}  # finished downloads kept on disk: guid -> bytes
         self._refused: set[str] = set()
         self._pending: list[DownloadInfo] = []  # finished or refused since the last drain
+        self.held = 0  # bytes in the directory at the last scan
 
     def set_caps(self, max_bytes: int, max_files: int) -> None:
         """A warm session takes its episode's caps (``BrowserSession.adopt``)."""
@@ -83,6 +87,7 @@ class SessionDownloads:
         """Adopt running downloads whose files are in this directory; return the guids to
         cancel because they break a cap."""
         sizes = self.files()
+        self.held = sum(sizes.values())
         cancel: list[str] = []
         for guid in sizes.keys() & running.keys():
             if guid in self._refused:
@@ -117,6 +122,18 @@ class SessionDownloads:
             self._pending.append(_info(info, size, None))
             return
         self._remove(guid)
+
+    def would_break(self, info: dict[str, Any], error: type[WebdojoError]) -> bool:
+        """Whether a download of this session (not known yet) would break a cap: its count
+        (``TooManyDownloads``) or its announced size (``DownloadTooLarge``)."""
+        if error is TooManyDownloads:
+            return len(self._kept) + len(self._running) >= self.max_files
+        return sum(self._kept.values()) + int(info.get("total") or 0) > self.max_bytes
+
+    def refuse(self, guid: str, info: dict[str, Any], error: type[WebdojoError]) -> None:
+        """Note a download cancelled before it reached the directory."""
+        if guid not in self._refused:
+            self._refuse(guid, info, error, self.files().get(guid, 0))
 
     def _refuse(self, guid: str, info: dict[str, Any], error: type[WebdojoError], size: int) -> str:
         self._refused.add(guid)
@@ -161,6 +178,7 @@ class DownloadRoot:
         self._sessions: set[SessionDownloads] = set()
         self._running: dict[str, dict[str, Any]] = {}  # every context's: guid -> name, url, total
         self._scanner: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()  # early refusals under way
 
     @property
     def path(self) -> Path | None:
@@ -206,7 +224,9 @@ class DownloadRoot:
 
     def _on_begin(self, event: dict[str, Any]) -> None:
         name = event.get("suggestedFilename", "")
-        self._running[event["guid"]] = {"name": name, "url": event.get("url", ""), "total": 0}
+        info = {"name": name, "url": event.get("url", ""), "total": 0, "checked": False}
+        self._running[event["guid"]] = info
+        self._later(self._refuse_early(event["guid"], info, TooManyDownloads))
         if self._scanner is None or self._scanner.done():
             self._scanner = asyncio.get_running_loop().create_task(self._scan())
 
@@ -216,6 +236,9 @@ class DownloadRoot:
         if info is None:
             return
         info["total"] = event.get("totalBytes") or 0
+        if info["total"] and not info["checked"]:  # the size the server announced
+            info["checked"] = True
+            self._later(self._refuse_early(guid, info, DownloadTooLarge))
         if state in ("completed", "canceled"):
             del self._running[guid]
             for downloads in list(self._sessions):
@@ -223,24 +246,51 @@ class DownloadRoot:
 
     async def _scan(self) -> None:
         """Check every session's caps while any download runs."""
+        still, before = 0, -1  # scans in a row that found no new byte
         while self._running:
+            held = 0
             for downloads in list(self._sessions):
                 for guid in downloads.scan(self._running):
                     await self.cancel(downloads, guid)
-            await asyncio.sleep(SCAN_S)
+                held += downloads.held
+            # Bytes that do not move cannot pass a cap: a stalled download is looked at less
+            # often (a worker with many sessions would spend a core on it otherwise).
+            still, before = (still + 1 if held == before else 0), held
+            await asyncio.sleep(SCAN_IDLE_S if still > SCAN_PATIENCE else SCAN_S)
 
-    async def cancel(self, downloads: SessionDownloads, guid: str) -> None:
+    async def _refuse_early(
+        self, guid: str, info: dict[str, Any], error: type[WebdojoError]
+    ) -> None:
+        """Refuse a download before its bytes arrive: one past a session's count, or announced
+        larger than what the session has left. Whose it is, no event says; but Chromium
+        cancels a download only for the context it belongs to, so the cancel tells."""
+        for downloads in list(self._sessions):
+            if downloads.would_break(info, error) and await self.cancel(downloads, guid):
+                downloads.refuse(guid, info, error)
+                return
+
+    def _later(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def cancel(self, downloads: SessionDownloads, guid: str) -> bool:
+        """Cancel the session's download; False if it is not the session's (or is over)."""
         if self._cdp is None:
-            return
-        with contextlib.suppress(PlaywrightError):
+            return False
+        try:
             await self._cdp.send(
                 "Browser.cancelDownload", {"guid": guid, "browserContextId": downloads.context_id}
             )
+        except PlaywrightError:
+            return False
+        return True
 
     async def aclose(self) -> None:
         """Remove the root directory with whatever is left in it. Never raises."""
-        if self._scanner is not None:
-            self._scanner.cancel()
+        for task in [self._scanner, *self._tasks]:
+            if task is not None:
+                task.cancel()
         if self._cdp is not None:
             with contextlib.suppress(PlaywrightError):
                 await asyncio.wait_for(self._cdp.detach(), 5)
