@@ -35,8 +35,16 @@ def site() -> Iterator[IsolationSite]:
 
 
 async def plant(session: BrowserSession, site: IsolationSite, token: str) -> None:
+    """Plant ``token``'s canaries; check that the page's download was kept and reported."""
     await session.goto(site.plant_url(token))
     await site.wait_planted(token)
+    async with asyncio.timeout(20):  # the server saw /planted: the browser is committing it
+        while not session.page.url.endswith(f"/planted/{token}"):
+            await asyncio.sleep(0.02)
+    got = await downloads(session, 1)
+    assert [(d.name, d.bytes, d.error) for d in got] == [
+        (f"canary-{token}.bin", DOWNLOAD_BYTES, None)
+    ]
 
 
 async def probe(session: BrowserSession, site: IsolationSite, token: str) -> set[str]:
@@ -67,8 +75,6 @@ async def test_concurrent_sessions_do_not_see_each_others_canaries(
     try:
         await plant(a, site, "conc")
         assert site.hits["conc"] == 1
-        [got] = await downloads(a, 1)
-        assert (got.name, got.bytes, got.error) == ("canary-conc.bin", DOWNLOAD_BYTES, None)
 
         assert await probe(b, site, "conc") == set()
         assert site.hits["conc"] == 2  # b's fetch missed the cache: it reached the server
@@ -88,7 +94,6 @@ async def test_a_later_session_does_not_see_a_closed_ones_canaries(
         await plant(a, site, "seq")
         assert await probe(a, site, "seq") == ALL_CANARIES
         assert site.hits["seq"] == 1
-        await downloads(a, 1)
     async with await host.new_session(TEST_OPTIONS) as b:
         assert await probe(b, site, "seq") == set()
         assert site.hits["seq"] == 2
@@ -104,7 +109,6 @@ async def test_download_dirs_are_removed_at_close_and_after_a_browser_kill(
         killed = await host.new_session(TEST_OPTIONS)
         for session, token in ((kept, "close1"), (killed, "kill1")):
             await plant(session, site, token)
-            await downloads(session, 1)
         assert kept.downloads is not None and killed.downloads is not None
         root = host.downloads.path
         assert root is not None and root.name.startswith(f"{ROOT_PREFIX}{os.getpid()}-")

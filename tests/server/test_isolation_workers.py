@@ -49,7 +49,12 @@ async def plant(pool: Pool, site: IsolationSite, token: str) -> tuple[str, str]:
     """A session that planted ``token``'s canaries and whose download was reported."""
     session_id, worker, obs = await pool.create(site.plant_url(token), FAST, BARE)
     await site.wait_planted(token)
-    got = obs.downloads or await downloads(pool, session_id, wait=True)
+    got = list(obs.downloads)
+    async with asyncio.timeout(20):  # the server saw /planted: the browser is committing it
+        while not (got and obs.url.endswith(f"/planted/{token}")):
+            obs = await pool.observe(session_id, BARE)
+            got += obs.downloads
+            await asyncio.sleep(0.02)
     assert [(d.name, d.error) for d in got] == [(f"canary-{token}.bin", None)]
     return session_id, worker
 
