@@ -6,13 +6,18 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
+import signal
+import tempfile
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
-from _pool_fixtures import FAST
+from _pool_fixtures import FAST, wait_until
 
-from isolation_site import ALL_CANARIES, IsolationSite, serve_isolation_site
+from isolation_site import ALL_CANARIES, DOWNLOAD_BYTES, IsolationSite, serve_isolation_site
 from webdojo.actions import Goto
+from webdojo.browser.downloads import ROOT_PREFIX
 from webdojo.observation import DownloadInfo, ObservationOptions
 from webdojo.server.pool.base import Pool
 from webdojo.server.pool.inline import InlinePool
@@ -42,7 +47,14 @@ async def two_workers() -> AsyncIterator[LocalPool]:
     pool = LocalPool(LocalPoolConfig(workers=2, worker=WorkerConfig(warm_contexts=1)))
     await pool.start()
     yield pool
+    pids = [stats["pid"] for stats in (await pool.worker_stats()).values()]
+    assert all(roots_of(pid) for pid in pids)  # the check below can fail
     await pool.aclose()
+    assert not any(roots_of(pid) for pid in pids)  # closed workers leave no download dir
+
+
+def roots_of(pid: int) -> list[Path]:
+    return list(Path(tempfile.gettempdir()).glob(f"{ROOT_PREFIX}{pid}-*"))
 
 
 async def plant(pool: Pool, site: IsolationSite, token: str) -> tuple[str, str]:
@@ -131,3 +143,18 @@ async def test_sessions_on_two_workers_are_isolated(
     assert site.hits["w2"] == 2
     await pool.close(a)
     await pool.close(b)
+
+
+async def test_a_killed_workers_download_dir_is_swept_by_its_successor(
+    two_workers: LocalPool, site: IsolationSite
+) -> None:
+    pool = two_workers
+    a, worker = await plant(pool, site, "w4")
+    pid = (await pool.worker_stats())[worker]["pid"]
+    [root] = roots_of(pid)
+    assert [p.stat().st_size for p in root.glob("s-*/*")] == [DOWNLOAD_BYTES]
+    restarts = pool.stats().restarts
+    os.kill(pid, signal.SIGKILL)  # no chance to clean up
+    await wait_until(lambda: pool.stats().restarts == restarts + 1, "the worker is restarted")
+    await wait_until(lambda: not root.exists(), "the new worker swept the dead one's dir")
+    await pool.close(a)  # lost with its worker: closes quietly
