@@ -8,16 +8,19 @@ could be refused; hence CDP here.
 
 One browser CDP session per host (``DownloadRoot``) hears the download events of every context
 (Chromium sends them to each browser session alike), and one temporary root directory holds a
-directory per session. A session knows its downloads by the files in its own directory, so one
-session never sees, counts or cancels another's.
+directory per session. No event says whose a download is: a session knows its own by the files
+in its directory, or by a cancel that Chromium accepts only from the download's own context. So
+one session never sees, counts or cancels another's downloads.
 
 Caps (``SessionOptions.max_download_mb`` for all files together, ``max_downloads`` for their
-number). While any download runs, the sessions' directories are scanned every few
-milliseconds (``SCAN_S``; less often while no byte arrives); a download announced larger than what is left, or whose bytes pass the cap, is
-cancelled and Chromium deletes its partial file. A finished file past a cap (one so small that
-it finished between two scans) is deleted. So a directory at rest never holds more than the
-cap; while a download of unknown length runs, it can briefly hold what arrives in one scan
-interval more, until the cancel lands.
+number). A download past the count, or announced (Content-Length) larger than what the session
+has left, is cancelled at its first event, before its bytes arrive. While any download runs, the
+sessions' directories are scanned every few milliseconds (``SCAN_S``; less often while no byte
+arrives); one whose bytes pass the cap is cancelled, and Chromium deletes its partial file. A
+finished file past a cap (so small that it finished between two scans) is deleted. So a
+directory at rest never holds more than the cap; while a download of unknown length runs, it can
+briefly hold what arrives between two scans more, until the cancel lands (on loopback, at
+hundreds of MB/s: about 3-10 MiB).
 
 Removal: ``SessionDownloads.aclose`` (from ``BrowserSession.aclose``, also after the browser
 died) removes the session's directory; ``DownloadRoot.aclose`` (from ``BrowserHost.aclose``)
@@ -138,11 +141,13 @@ class SessionDownloads:
     def _refuse(self, guid: str, info: dict[str, Any], error: type[WebdojoError], size: int) -> str:
         self._refused.add(guid)
         self._running.discard(guid)
+        name = info.get("name", "")
         if error is TooManyDownloads:
-            message = f"a session may keep {self.max_files} downloads; this one was refused"
+            message = f"the download {name!r} was refused: a session keeps {self.max_files} at most"
         else:
-            message = f"the session's downloads may hold {self.max_bytes} bytes; refused"
-        exc = error(message, name=info.get("name", ""), url=info.get("url", ""))
+            limit = f"{self.max_bytes / 2**20:g} MiB"
+            message = f"the download {name!r} was cancelled: a session's downloads hold {limit}"
+        exc = error(message, name=name, url=info.get("url", ""))
         self._pending.append(_info(info, size, ErrorInfo(**exc.to_dict())))
         return guid
 
@@ -197,22 +202,22 @@ class DownloadRoot:
         path = Path(tempfile.mkdtemp(prefix="s-", dir=self._path))
         downloads = SessionDownloads(self, path, context_id, max_bytes, max_files)
         self._sessions.add(downloads)
-        await cdp.send(
-            "Browser.setDownloadBehavior",
-            {
-                "behavior": "allowAndName",
-                "browserContextId": context_id,
-                "downloadPath": str(path),
-                "eventsEnabled": True,
-            },
-        )
+        behavior = {"behavior": "allowAndName", "downloadPath": str(path), "eventsEnabled": True}
+        try:
+            await cdp.send(
+                "Browser.setDownloadBehavior", {**behavior, "browserContextId": context_id}
+            )
+        except BaseException:
+            await downloads.aclose()
+            raise
         return downloads
 
     async def _ensure(self) -> CDPSession:
         async with self._lock:
             if self._cdp is None:
                 sweep_stale_roots()
-                self._path = Path(tempfile.mkdtemp(prefix=f"{ROOT_PREFIX}{os.getpid()}-"))
+                if self._path is None:
+                    self._path = Path(tempfile.mkdtemp(prefix=f"{ROOT_PREFIX}{os.getpid()}-"))
                 cdp = await self._browser.new_browser_cdp_session()
                 cdp.on("Browser.downloadWillBegin", self._on_begin)
                 cdp.on("Browser.downloadProgress", self._on_progress)
