@@ -11,6 +11,9 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import subprocess
+import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +23,7 @@ from browser_helpers import TEST_OPTIONS
 from isolation_site import ALL_CANARIES, DOWNLOAD_BYTES, IsolationSite, serve_isolation_site
 from webdojo.browser import BrowserHost, BrowserSession, SessionOptions
 from webdojo.browser.downloads import ROOT_PREFIX, sweep_stale_roots
+from webdojo.errors import ConfigError
 from webdojo.observation import DownloadInfo, ObservationOptions
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
@@ -128,11 +132,7 @@ async def test_download_dirs_are_removed_at_close_and_after_a_browser_kill(
     assert not root.exists()
 
 
-def test_roots_of_dead_processes_are_swept(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-    import tempfile
-
+def test_roots_of_dead_processes_are_swept() -> None:
     dead = subprocess.run(
         [sys.executable, "-c", "import os; print(os.getpid())"],
         capture_output=True,
@@ -147,6 +147,12 @@ def test_roots_of_dead_processes_are_swept(tmp_path: Path) -> None:
         assert not stale.exists() and mine.exists()
     finally:
         mine.rmdir()
+
+
+def test_download_caps_cannot_be_negative() -> None:
+    with pytest.raises(ConfigError, match="max_download_mb"):
+        SessionOptions(max_download_mb=-1)
+    assert SessionOptions(max_downloads=0).max_downloads == 0  # 0: every download refused
 
 
 @pytest.mark.parametrize("path", ["big/{n}", "big/{n}/unsized"])
