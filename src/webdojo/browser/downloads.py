@@ -20,7 +20,8 @@ arrives); one whose bytes pass the cap is cancelled, and Chromium deletes its pa
 finished file past a cap (so small that it finished between two scans) is deleted. So a
 directory at rest never holds more than the cap; while a download of unknown length runs, it can
 briefly hold what arrives between two scans more, until the cancel lands (on loopback, at
-hundreds of MB/s: about 3-10 MiB).
+hundreds of MB/s, on a busy machine: up to about 11 MiB past a 5 MiB cap). For a hard bound,
+put the temporary directory (``TMPDIR``) on a filesystem of limited size.
 
 Removal: ``SessionDownloads.aclose`` (from ``BrowserSession.aclose``, also after the browser
 died) removes the session's directory; ``DownloadRoot.aclose`` (from ``BrowserHost.aclose``)
