@@ -1,0 +1,119 @@
+"""How the server reads request bodies: JSON, parsed and validated in one pass, strictly.
+
+FastAPI would parse a body with ``json.loads`` and validate the Python objects in pydantic's lax
+mode: ``"marks": 0`` passed as a boolean, ``"step_index": "0"`` as an integer, and a body that
+is not UTF-8, or nested a thousand levels deep, answered an undocumented 400 with FastAPI's
+message. So the routes take the raw request and call ``read``: pydantic's own JSON parser reads
+and validates the bytes at once, in strict mode (JSON types must be what the schema says; enum
+values still come as strings), with a bounded nesting depth and no lone surrogates (which
+could not be written back as UTF-8 in a response). Every failure is a
+``RequestValidationError``, which ``http_errors`` answers as a 422 with a stable code like any
+other refused request.
+
+FastAPI knows nothing of these bodies, so ``doc`` describes one for a route's OpenAPI entry and
+``publish`` adds the models' schemas to the spec's components.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from email.message import Message
+from typing import Any, TypeVar
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ValidationError
+from pydantic.json_schema import models_json_schema
+
+M = TypeVar("M", bound=BaseModel)
+REF = "#/components/schemas/{model}"
+
+
+async def read(request: Request, cls: type[M], *, required: bool = True) -> M | None:
+    """The body as a ``cls``; None for an empty optional body."""
+    body = await request.body()
+    if not body:
+        if required:
+            raise _invalid("missing", "Field required")
+        return None
+    if not is_json(request.headers.get("content-type")):
+        raise _invalid("content_type", "send the body as JSON (Content-Type: application/json)")
+    try:
+        return cls.model_validate_json(body, strict=True)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False, include_input=False)
+        raise RequestValidationError(
+            [{**err, "loc": ("body", *err["loc"])} for err in errors]
+        ) from exc
+
+
+def is_json(content_type: str | None) -> bool:
+    """``application/json`` or ``application/<anything>+json``, parameters aside."""
+    if not content_type:
+        return False
+    message = Message()
+    message["content-type"] = content_type
+    subtype = message.get_content_subtype()
+    return message.get_content_maintype() == "application" and (
+        subtype == "json" or subtype.endswith("+json")
+    )
+
+
+def _invalid(kind: str, msg: str) -> RequestValidationError:
+    return RequestValidationError([{"type": kind, "loc": ("body",), "msg": msg}])
+
+
+def doc(cls: type[BaseModel], *, required: bool = True) -> dict[str, Any]:
+    """A route's ``openapi_extra``: its JSON body is a ``cls`` (published by ``publish``)."""
+    schema = {"$ref": REF.format(model=cls.__name__)}
+    return {
+        "requestBody": {"required": required, "content": {"application/json": {"schema": schema}}}
+    }
+
+
+def publish(app: FastAPI, models: Iterable[type[BaseModel]]) -> None:
+    """Add the request models (and the models they use) to ``app``'s OpenAPI components.
+    A name FastAPI already published keeps FastAPI's schema (tests check they agree).
+
+    FastAPI also documents a 422 ``HTTPValidationError`` for every route with a parameter;
+    webdojo never answers one (its 422s are ``ErrorBody``, declared where a route can give
+    them), so those entries go."""
+    refs, defs = models_json_schema([(m, "validation") for m in models], ref_template=REF)
+    for (model, _), ref in refs.items():
+        assert ref["$ref"] == REF.format(model=model.__name__), ref  # what ``doc`` points at
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            spec = build()  # FastAPI's, cached by FastAPI in app.openapi_schema
+            schemas = spec.setdefault("components", {}).setdefault("schemas", {})
+            for name, schema in defs.get("$defs", {}).items():
+                schemas.setdefault(name, schema)
+            _drop_fastapi_422(spec)
+        return app.openapi_schema or {}
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+def _drop_fastapi_422(spec: dict[str, Any]) -> None:
+    fastapi_422 = {"$ref": REF.format(model="HTTPValidationError")}
+    for operations in spec.get("paths", {}).values():
+        for operation in operations.values():
+            responses = operation.get("responses", {})
+            content = responses.get("422", {}).get("content", {})
+            if content.get("application/json", {}).get("schema") == fastapi_422:
+                del responses["422"]
+    schemas = spec.get("components", {}).get("schemas", {})
+    if fastapi_422 not in _refs(spec.get("paths", {})):
+        schemas.pop("HTTPValidationError", None)
+        schemas.pop("ValidationError", None)
+
+
+def _refs(node: Any) -> list[Any]:
+    """Every ``{"$ref": ...}`` object under ``node``."""
+    if isinstance(node, dict):
+        found = [node] if "$ref" in node and len(node) == 1 else []
+        return found + [r for value in node.values() for r in _refs(value)]
+    if isinstance(node, list):
+        return [r for value in node for r in _refs(value)]
+    return []
