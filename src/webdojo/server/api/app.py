@@ -244,7 +244,10 @@ def _status_routes(app: FastAPI, service: SessionService, metrics: ServerMetrics
     @app.get(
         "/metrics",
         response_class=RawResponse,
-        responses={200: {"content": {CONTENT_TYPE: {"schema": {"type": "string"}}}}} | _errors(401),
+        responses={
+            200: {"content": {CONTENT_TYPE: {"schema": {"type": "string"}}}},
+            **_errors(401),
+        },
     )
     async def prometheus() -> Response:
         """Prometheus text format."""
