@@ -36,11 +36,16 @@ REF = "#/components/schemas/{model}"
 async def read(request: Request, cls: type[M], *, required: bool = True) -> M | None:
     """The body as a ``cls``; None for an empty optional body."""
     body = await request.body()
+    return parse(cls, body, request.headers.get("content-type"), required=required)
+
+
+def parse(cls: type[M], body: bytes, content_type: str | None, *, required: bool) -> M | None:
+    """``read`` without the request: a ``cls``, None, or a ``RequestValidationError``."""
     if not body:
         if required:
             raise _invalid("missing", "Field required")
         return None
-    if not is_json(request.headers.get("content-type")):
+    if not is_json(content_type):
         raise _invalid("content_type", "send the body as JSON (Content-Type: application/json)")
     try:
         return cls.model_validate_json(body, strict=True)
