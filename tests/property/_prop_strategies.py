@@ -36,6 +36,7 @@ from webdojo.actions import (
 from webdojo.observation import (
     AxTreeMode,
     Box,
+    DownloadInfo,
     Element,
     ErrorInfo,
     FinalState,
@@ -196,6 +197,13 @@ elements = st.builds(
 )
 tabs = st.builds(Tab, index=st.integers(0, 20), url=texts, title=texts, active=st.booleans())
 timings = st.dictionaries(texts, finite, max_size=3)
+downloads = st.builds(
+    DownloadInfo,
+    name=texts,
+    url=texts,
+    bytes=st.integers(0, 2**40),
+    error=st.none() | error_infos,
+)
 observations = st.builds(
     Observation,
     url=texts,
@@ -211,6 +219,7 @@ observations = st.builds(
     last_error=st.none() | error_infos,
     page_done=st.booleans(),
     timings_ms=timings,
+    downloads=st.lists(downloads, max_size=2),
 )
 final_states = st.builds(
     FinalState,
