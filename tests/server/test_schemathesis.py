@@ -220,3 +220,33 @@ def test_operation_keeps_to_the_spec(
     run()
     if mode == "positive":  # the fuzz reached the browser, not only the validation
         assert any(200 <= status < 300 for status in statuses), statuses
+
+
+@pytest.fixture(scope="module")
+def locked(builtin_tasks: TaskSet) -> Iterator[str]:
+    """A server with a bearer token and a pool that never starts (no request gets that far)."""
+    settings = ServerSettings(token="fuzz-token-0123456789", manage_pool=False)
+    with ThreadServer(create_app(InlinePool(), builtin_tasks, settings)) as server:
+        yield server.url
+
+
+@pytest.mark.parametrize(("method", "path"), OPERATIONS, ids=[f"{m} {p}" for m, p in OPERATIONS])
+def test_without_the_token_every_answer_is_documented(locked: str, method: str, path: str) -> None:
+    schema = schemathesis.openapi.from_dict(
+        requests.get(f"{locked}/openapi.json", headers=_TOKEN).json()
+    )
+    operation = schema[path][method]
+    statuses: Counter[int] = Counter()
+
+    @settings(FUZZ, max_examples=5)
+    @given(case=operation.as_strategy())
+    def run(case: schemathesis.Case) -> None:
+        response = case.call(base_url=locked)
+        case.validate_response(response, checks=CHECKS, additional_checks=[error_has_stable_code])
+        statuses[response.status_code] += 1
+
+    run()
+    assert set(statuses) == ({200} if path == "/v1/health" else {401}), statuses
+
+
+_TOKEN = {"authorization": "Bearer fuzz-token-0123456789"}
