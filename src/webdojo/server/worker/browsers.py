@@ -4,10 +4,9 @@ Warm pool. A new episode needs a fresh context and a first page: ~160 ms of brow
 does not depend on the episode. The active browser keeps ``warm_contexts`` of them ready
 (init scripts installed, never used), refilled in the background after each take, so that a
 create costs only the start page's load. With ``warm_preload`` a warm page also loads the
-start URL of the latest episode and takes one observation (a new page's first screenshot costs
-several later ones): an episode at that URL, as in a training run's many episodes of one task,
-starts with its first observation only (``BrowserSession.preloaded``); at another URL it loads
-its own as usual. A warm context is handed out once and never comes back: contexts are not
+start URL that the latest two episodes opened and takes one observation: an episode at that URL,
+as in a training run's many episodes of one task, starts with its first observation only
+(``BrowserSession.preloaded``); at another URL it takes a blank warm page, or a cold context. A warm context is handed out once and never comes back: contexts are not
 reused across episodes, and nothing an episode did reaches a warm page. Warm contexts have the
 default context settings (``WorkerConfig.warm_options``); sessions that ask for another
 viewport get a cold one.
@@ -75,6 +74,7 @@ class Browsers:
         self._procs = ProcessTree()
         self.counts: Counter[str] = Counter()
         self._latest_url: str | None = None  # start URL of the last session handed out
+        self._previous_url: str | None = None  # ... and of the one before it
         self._preload_url: str | None = None  # what warm pages load ahead (set at refill)
         self._preload_failed: set[str] = set()  # start URLs that did not load ahead: not again
 
@@ -217,12 +217,20 @@ class Browsers:
         """Top the warm pool up in the background. The worker calls this once a create has
         its first observation, not when it takes the warm context: a refill running during
         the start page's load competes with it for the browser and eats what it saved."""
-        if self._latest_url is not None and self._latest_url != self._preload_url:
-            self._preload_url = self._latest_url
-            self._drop_stale(self._latest_url)
+        url, self._latest_url = self._latest_url, None
+        if url is not None:
+            # Load ahead a start URL that two episodes in a row opened (a task's many
+            # episodes), keep it while episodes come to it, and stop at another one: pages
+            # loaded for URLs that no episode asks for would only cost CPU.
+            repeated = url == self._previous_url or url == self._preload_url
+            self._previous_url = url
+            wanted = url if repeated else None
+            if wanted != self._preload_url:
+                self._preload_url = wanted
+                self._drop_stale(wanted)
         self._schedule_refill()
 
-    def _drop_stale(self, url: str) -> None:
+    def _drop_stale(self, url: str | None) -> None:
         """Close warm pages preloaded at another start URL: only an episode at exactly that
         URL may take one (the page's load may have written the site's storage), so they would
         wait for an episode that may never come, while the pool refills at ``url``."""
