@@ -30,7 +30,9 @@ from urllib.parse import urlsplit
 
 from webdojo.errors import ConfigError
 
-_HEAD_LIMIT = 1 << 16  # a response head larger than this is not from webdojo serve
+# Read buffer of a connection, and the longest response head: a PNG screenshot fits without
+# the transport pausing and resuming reads on the way in.
+_BUFFER = 1 << 20
 
 
 class WireError(Exception):
@@ -153,7 +155,7 @@ class WireClient:
         try:
             async with asyncio.timeout(min(self.timeout_s, 30.0)):
                 reader, writer = await asyncio.open_connection(
-                    self.host, self.port, ssl=self._ssl, limit=_HEAD_LIMIT
+                    self.host, self.port, ssl=self._ssl, limit=_BUFFER
                 )
         except (OSError, TimeoutError) as exc:
             what = "timed out" if isinstance(exc, TimeoutError) else str(exc)
