@@ -69,3 +69,21 @@ async def test_without_preload_warm_pages_stay_blank(site: Site) -> None:
             await wait_until(lambda: worker.stats()["warm_ready"] == 1, "the pool has refilled")
         stats = worker.stats()
         assert stats["preloads"] == stats["preloaded_hits"] == 0 and stats["warm_hits"] >= 1
+
+
+async def test_a_pool_of_two_keeps_a_blank_page_for_other_urls(site: Site) -> None:
+    async with Worker(WorkerConfig(warm_contexts=2, warm_options=FAST)) as worker:
+        for _ in range(2):  # /page twice in a row: loaded ahead from now on
+            session_id, _ = await worker.create(site.page(), FAST, SHOT)
+            await worker.close(session_id)
+        await wait_until(
+            lambda: worker.stats()["preloads"] >= 1 and worker.stats()["warm_ready"] == 2,
+            "one warm page at /page and one blank",
+        )
+        before = worker.stats()
+        session_id, obs = await worker.create(site.page("two"), FAST, SHOT)
+        after = worker.stats()
+        assert obs.title == "Page two" and after["cold_creates"] == before["cold_creates"]
+        assert after["warm_hits"] == before["warm_hits"] + 1
+        assert after["preloaded_hits"] == before["preloaded_hits"]
+        await worker.close(session_id)

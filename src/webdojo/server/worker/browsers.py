@@ -6,8 +6,9 @@ does not depend on the episode. The active browser keeps ``warm_contexts`` of th
 create costs only the start page's load. With ``warm_preload`` a warm page also loads the
 start URL that the latest two episodes opened and takes one observation: an episode at that URL,
 as in a training run's many episodes of one task, starts with its first observation only
-(``BrowserSession.preloaded``); at another URL it takes a blank warm page, or a cold context. A warm context is handed out once and never comes back: contexts are not
-reused across episodes, and nothing an episode did reaches a warm page. Warm contexts have the
+(``BrowserSession.preloaded``); at another URL it takes a blank warm page (a pool of two or
+more keeps one), or a cold context. A warm context is handed out once and never comes back:
+contexts are not reused across episodes, and nothing an episode did reaches a warm page. Warm contexts have the
 default context settings (``WorkerConfig.warm_options``); sessions that ask for another
 viewport get a cold one.
 
@@ -275,7 +276,7 @@ class Browsers:
         """Load the latest start URL in a warm page, and observe it once (a blank page too:
         its first screenshot readies the renderer). False (the session closed) when the page
         did not load: it is not used, and that URL not loaded again."""
-        url = self._preload_url
+        url = self._preload_url if self._preload_room() else None
         try:
             if self._config.warm_preload and url is not None and url not in self._preload_failed:
                 await session.goto(url)
@@ -293,6 +294,13 @@ class Browsers:
             session.preloaded = url
             self.counts["preloads"] += 1
         return True
+
+    def _preload_room(self) -> bool:
+        """Whether another warm page may be preloaded: a pool of two or more keeps one blank,
+        so that an episode at another start URL still gets a warm context."""
+        active, size = self._active, self._config.warm_contexts
+        preloaded = sum(s.preloaded is not None for s in active.warm) if active else 0
+        return size == 1 or preloaded < size - 1
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.ensure_future(coro)
