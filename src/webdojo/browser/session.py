@@ -82,6 +82,9 @@ class BrowserSession:
         self.replayer: Replayer | None = None  # set when the session replays an archive
         self.recording: tuple[RecordingSink, Recorder] | None = None  # set when it records
         self.downloads: SessionDownloads | None = None  # its download directory (downloads.py)
+        # Set by a warm pool that loaded this start page ahead (in this unused context): the
+        # next ``goto`` to exactly this URL finds it loaded and does not load it again.
+        self.preloaded: str | None = None
 
     def adopt(self, options: SessionOptions) -> None:
         """Give a pre-created (warm) session its episode's options before first use. Only the
@@ -156,6 +159,9 @@ class BrowserSession:
     async def goto(self, url: str) -> None:
         """Open the episode's start URL in the active tab (trusted: not checked like an
         agent's ``goto``). Raises ``NavigationTimeout``, ``ActionFailed``, ``PageCrashed``."""
+        preloaded, self.preloaded = self.preloaded, None
+        if preloaded == url and self.state is SessionState.OPEN:
+            return  # the warm pool loaded it (see ``preloaded``)
         await self._prepare()
         self._element_ids = None  # ids of the previous page mean nothing on the new one
         page = self._tabs.current.page
