@@ -113,7 +113,10 @@ class ProcessWatch:
         self.server = server
         self.seen: dict[int, float] = {}
 
-    def note(self) -> list[psutil.Process]:
+    def note(self) -> None:
+        self._note()
+
+    def _note(self) -> list[psutil.Process]:
         procs = faults.tree(self.server.pid)
         for proc in procs:
             with contextlib.suppress(psutil.Error):
@@ -123,7 +126,7 @@ class ProcessWatch:
     def sample(self) -> tuple[float, float]:
         """(RSS in MB, open files) summed over the server's tree now."""
         rss, files = 0, 0
-        for proc in self.note():
+        for proc in self._note():
             with contextlib.suppress(psutil.Error):
                 rss += proc.memory_info().rss
                 files += proc.num_fds()
@@ -131,7 +134,8 @@ class ProcessWatch:
 
     def left(self) -> tuple[list[psutil.Process], list[psutil.Process]]:
         """(still running, zombies) among the processes ever seen."""
-        running, zombies = [], []
+        running: list[psutil.Process] = []
+        zombies: list[psutil.Process] = []
         for pid, created in self.seen.items():
             with contextlib.suppress(psutil.Error):
                 proc = psutil.Process(pid)
@@ -149,11 +153,13 @@ def _specs(seed: int) -> Iterator[EpisodeSpec]:
         yield EpisodeSpec(task, key, task.max_steps or 10, episode_seed(seed, key))
 
 
-async def _drive(engine: AsyncEngine, server: SoakServer, tracker: Tracker, config: SoakConfig) -> None:
-    """Run rounds of episodes until enough steps are acknowledged; a run the engine stopped
-    because the server was down resumes (finished episodes are skipped) once it is back."""
+async def _drive(
+    engine: AsyncEngine, server: SoakServer, config: SoakConfig, more: Callable[[], bool]
+) -> None:
+    """Run rounds of episodes while ``more()``; a run the engine stopped because the server
+    was down resumes (finished episodes are skipped) once the server is back."""
     specs = _specs(config.seed)
-    while tracker.acked < config.steps:
+    while more():
         plan = list(itertools.islice(specs, config.sessions * 2))
         for _ in range(10):
             try:
@@ -174,14 +180,26 @@ async def _until_up(server: SoakServer, timeout_s: float = 180.0) -> None:
             await asyncio.sleep(0.2)
 
 
-async def _sampler(watch: ProcessWatch, server: SoakServer, tracker: Tracker, result: SoakResult, config: SoakConfig, started: float) -> None:
+async def _sampler(
+    watch: ProcessWatch,
+    server: SoakServer,
+    tracker: Tracker,
+    result: SoakResult,
+    config: SoakConfig,
+    started: float,
+) -> None:
     every = max(1, config.steps // config.samples)
     next_at = 0
     while True:
         if tracker.acked >= next_at and not server.restarting:
             rss, files = await asyncio.to_thread(watch.sample)
             result.samples.append(
-                {"t": time.monotonic() - started, "steps": tracker.acked, "rss_mb": round(rss, 1), "open_files": files}
+                {
+                    "t": time.monotonic() - started,
+                    "steps": tracker.acked,
+                    "rss_mb": round(rss, 1),
+                    "open_files": files,
+                }
             )
             next_at = tracker.acked + every
         await asyncio.sleep(0.2)
@@ -190,7 +208,9 @@ async def _sampler(watch: ProcessWatch, server: SoakServer, tracker: Tracker, re
 async def run_soak(config: SoakConfig | None = None, log: Log | None = None) -> SoakResult:
     config = config or SoakConfig()
     say = log or (lambda _: None)
-    result = SoakResult(config={**asdict(config), "faults": {k.value: v for k, v in config.faults.items()}})
+    result = SoakResult(
+        config={**asdict(config), "faults": {k.value: v for k, v in config.faults.items()}}
+    )
     result.warmup_steps = int(config.steps * config.warmup)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="webdojo-soak-") as tmp_dir:
@@ -242,16 +262,22 @@ async def _run(
             seen=watch.note,
         )
         with RunStore(tmp / "run") as store:
-            engine = AsyncEngine(env, RandomPolicy(config.seed), store, EngineConfig(episodes=config.sessions))
+            engine = AsyncEngine(
+                env, RandomPolicy(config.seed), store, EngineConfig(episodes=config.sessions)
+            )
             background = [
                 asyncio.create_task(injector.run(plan)),
                 asyncio.create_task(_sampler(watch, server, tracker, result, config, started)),
             ]
             try:
-                await _drive(engine, server, tracker, config)
-                say("steps done; waiting for the last recoveries")
-                await asyncio.wait_for(background[0], timeout=config.recovery_timeout_s)
-                await injector.drain()
+                # Until the steps are done and every fault has fired and recovered.
+                await _drive(
+                    engine,
+                    server,
+                    config,
+                    lambda: tracker.acked < config.steps or not background[0].done(),
+                )
+                background[0].result()  # the injector's own failure, if any
             finally:
                 for task in background:
                     task.cancel()
@@ -261,9 +287,9 @@ async def _run(
     episodes = read_episodes(tmp / "run")
     result.episodes = len(episodes)
     result.faulted_episodes = sum(1 for e in episodes.values() if e.fault is not None)
-    result.faults = {k.value: v for k, v in injector.injected.items()}
-    result.recovered = {k.value: v for k, v in injector.recovered.items()}
-    result.recovery_s = {k.value: v for k, v in injector.recovery_s.items()}
+    result.faults = {str(k): v for k, v in injector.injected.items()}
+    result.recovered = {str(k): v for k, v in injector.recovered.items()}
+    result.recovery_s = {str(k): v for k, v in injector.recovery_s.items()}
     result.late, result.calls = tracker.late, dict(tracker.calls)
     result.notes += injector.notes
 

@@ -182,7 +182,7 @@ PAGES: dict[str, bytes] = {
     "/plain": PLAIN,
     "/dialog": b"<!doctype html><title>dialog</title><button onclick=\"alert('a');"
     b"confirm('b');prompt('c')\">go</button>",
-    "/popup": b"<!doctype html><title>popup</title><button onclick=\"for(let i=0;i<3;i++)"
+    "/popup": b'<!doctype html><title>popup</title><button onclick="for(let i=0;i<3;i++)'
     b"window.open('/plain?popup='+i)\">go</button>",
     "/download": b"<!doctype html><title>download</title>"
     b"<a href='/file.bin' download='soak.bin'>go</a>",
@@ -202,7 +202,7 @@ class FaultSite:
             def log_message(self, format: str, *args: object) -> None:
                 pass  # the soak's output is its report
 
-            def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            def do_GET(self) -> None:
                 path = self.path.split("?")[0]
                 if path == "/hang":
                     closing.wait()  # hold the connection: a navigation that never ends

@@ -20,8 +20,8 @@ import contextlib
 import random
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Coroutine
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 import psutil
 
@@ -76,7 +76,6 @@ class Injector:
         self.recovered: Counter[str] = Counter()
         self.recovery_s: dict[str, list[float]] = defaultdict(list)
         self.notes: list[str] = []
-        self._tasks: set[asyncio.Task[None]] = set()
 
     async def run(self, plan: list[tuple[int, FaultKind]]) -> None:
         for step, kind in plan:
@@ -84,19 +83,11 @@ class Injector:
                 await asyncio.sleep(0.05)
             await self.inject(kind)
 
-    async def drain(self) -> None:
-        """Wait for every recovery measurement in flight."""
-        if self._tasks:
-            await asyncio.gather(*self._tasks, return_exceptions=True)
-
-    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
     async def inject(self, kind: FaultKind) -> None:
+        """Fire one fault and wait until it has recovered (or the recovery timed out), so
+        that each fault is measured alone and the next one fires on a recovered server."""
         if kind in faults.PAGE_KINDS:
-            self._spawn(self._page_fault(kind))
+            await self._page_fault(kind)
             return
         self.seen()
         mark = len(self.tracker.acks), len(self.tracker.errors)
@@ -104,14 +95,14 @@ class Injector:
         if kind is FaultKind.SERVER_KILL:
             self.injected[kind] += 1
             await asyncio.to_thread(self.server.kill_and_restart)
-            self._spawn(self._recover(kind, t0, mark))
+            await self._recover(kind, t0, mark)
             return
         target = self._target(kind)
         if target is None or not faults.kill(target):
             self.notes.append(f"{kind}: no process to kill at step {self.tracker.acked}")
             return
         self.injected[kind] += 1
-        self._spawn(self._recover(kind, t0, mark))
+        await self._recover(kind, t0, mark)
 
     def _target(self, kind: FaultKind) -> psutil.Process | None:
         pid = self.server.pid

@@ -131,10 +131,10 @@ def soak_table(result: SoakResult) -> Table:
         injected, back = result.faults.get(kind, 0), result.recovered.get(kind, 0)
         p99 = summary.get(kind, {}).get("p99")
         p50 = summary.get(kind, {}).get("p50")
-        target = RECOVERY_TARGET_S.get(kind)
-        met = back == injected and (target is None or (p99 is not None and p99 <= target))
+        goal = RECOVERY_TARGET_S.get(kind)
+        met = back == injected and (goal is None or (p99 is not None and p99 <= goal))
         value = f"{back}/{injected} recovered, p50 {p50} s, p99 {p99} s"
-        rows.append((f"fault {kind}", value, f"p99 <= {target} s" if target else "all", met))
+        rows.append((f"fault {kind}", value, f"p99 <= {goal} s" if goal else "all", met))
     rss, files = result.rss_growth_mb_per_h, result.open_files_growth_per_h
     rows += [
         ("RSS growth (MB/h)", str(rss), f"< {GROWTH_TARGET_MB_PER_H}", _below(rss)),

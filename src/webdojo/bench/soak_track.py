@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from webdojo.actions import Action, GoBack, Goto, GoForward, NewTab
+from webdojo.actions import Action, GoBack, GoForward, Goto, NewTab
 from webdojo.browser.options import SessionOptions
 from webdojo.errors import ServerUnavailable, WebdojoError
 from webdojo.observation import FinalState, Observation, ObservationOptions
@@ -101,7 +101,9 @@ class TrackedEnv:
         inner, obs = await self.tracker.timed("create", call, self.tracker.navigation_s)
         return TrackedSession(inner, self), obs
 
-    async def open_url(self, url: str, options: ObservationOptions) -> tuple[TrackedSession, Observation]:
+    async def open_url(
+        self, url: str, options: ObservationOptions
+    ) -> tuple[TrackedSession, Observation]:
         call = self.http.open_url(url, options)
         inner, obs = await self.tracker.timed("create", call, self.tracker.navigation_s)
         return TrackedSession(inner, self), obs
