@@ -290,6 +290,7 @@ async def _run(
     result.faults = {str(k): v for k, v in injector.injected.items()}
     result.recovered = {str(k): v for k, v in injector.recovered.items()}
     result.recovery_s = {str(k): v for k, v in injector.recovery_s.items()}
+    result.detect_s = {str(k): v for k, v in injector.detect_s.items()}
     result.late, result.calls = tracker.late, dict(tracker.calls)
     result.notes += injector.notes
 

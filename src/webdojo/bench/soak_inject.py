@@ -5,9 +5,11 @@ Recovery, by kind:
 
 * process faults inside the server (tab crash, browser kill, worker kill): the worker hit is
   the one whose session first reports a fault after the kill (a crashed page, a lost
-  session); the fault has recovered when a session created after the kill has a step
-  acknowledged on that worker. A fault that hit no session (a renderer of a spare page)
-  recovers at the first step of any session created after it;
+  session; how long that took is ``detect_s``). A browser or worker kill has recovered when
+  a session created after the kill has a step acknowledged on that worker; a tab crash
+  (one tab lost, the worker serves on) when that worker acknowledges a step after the crash
+  was reported. A fault that hit no session (a renderer of a spare page) recovers at the
+  first step of any session created after it;
 * server kill: when a session created after the restart has a step acknowledged;
 * page faults: the soak's own session opens the fault page and acts; the fault has recovered
   when the same session's next step (a plain page) succeeds, timed from the faulty answer.
@@ -75,6 +77,7 @@ class Injector:
         self.injected: Counter[str] = Counter()
         self.recovered: Counter[str] = Counter()
         self.recovery_s: dict[str, list[float]] = defaultdict(list)
+        self.detect_s: dict[str, list[float]] = defaultdict(list)  # until a client saw it
         self.notes: list[str] = []
 
     async def run(self, plan: list[tuple[int, FaultKind]]) -> None:
@@ -117,15 +120,25 @@ class Injector:
 
     async def _recover(self, kind: FaultKind, t0: float, mark: tuple[int, int]) -> None:
         acks_from, errors_from = mark
-        worker: str | None = None
+        hit: Event | None = None
         if kind is not FaultKind.SERVER_KILL:
             hit = await self._first(
                 self.tracker.errors, errors_from, lambda e: e.code in FAULT_CODES, ATTRIBUTE_S
             )
-            worker = None if hit is None else hit.worker
+            if hit is not None:
+                self.detect_s[kind].append(hit.at - t0)
+        worker = None if hit is None else hit.worker
+        # A tab crash takes one tab: its worker has recovered once the crash was reported and
+        # the worker serves a step again. The other kinds take every session they hosted:
+        # only a session opened after the fault shows that service is back.
+        fresh = kind is not FaultKind.TAB_CRASH or hit is None
+
+        since = t0 if hit is None else hit.at
 
         def back(e: Event) -> bool:
-            return e.created > t0 and (worker is None or e.worker == worker)
+            if worker is not None and e.worker != worker:
+                return False
+            return e.at >= since and (e.created > t0 or not fresh)
 
         ack = await self._first(self.tracker.acks, acks_from, back, self.recovery_timeout_s)
         if ack is None:

@@ -47,6 +47,7 @@ class SoakResult:
     faults: dict[str, int] = field(default_factory=dict)  # injected, by kind
     recovered: dict[str, int] = field(default_factory=dict)
     recovery_s: dict[str, list[float]] = field(default_factory=dict)  # every measurement
+    detect_s: dict[str, list[float]] = field(default_factory=dict)  # kill until a client saw it
     late: list[dict[str, object]] = field(default_factory=list)  # answers past deadline + 1 s
     calls: dict[str, int] = field(default_factory=dict)  # client calls by operation
     samples: list[dict[str, float]] = field(default_factory=list)  # t, steps, rss_mb, open_files
@@ -68,7 +69,9 @@ class SoakResult:
         files = [(s["t"], s["open_files"]) for s in warm]
         self.open_files_growth_per_h = _round(slope_per_hour(files))
 
-    def recovery_summary(self) -> dict[str, dict[str, float | int | None]]:
+    def recovery_summary(
+        self, which: dict[str, list[float]] | None = None
+    ) -> dict[str, dict[str, float | int | None]]:
         return {
             kind: {
                 "n": len(values),
@@ -76,7 +79,7 @@ class SoakResult:
                 "p99": _round(percentile(values, 99)),
                 "max": _round(max(values) if values else None),
             }
-            for kind, values in sorted(self.recovery_s.items())
+            for kind, values in sorted((self.recovery_s if which is None else which).items())
         }
 
     def to_json(self) -> dict[str, Any]:
@@ -91,6 +94,7 @@ class SoakResult:
             "faults": dict(sorted(self.faults.items())),
             "recovered": dict(sorted(self.recovered.items())),
             "recovery_s": self.recovery_summary(),
+            "detect_s": self.recovery_summary(self.detect_s),
             "late": len(self.late),
             "late_answers": self.late[:20],
             "calls": self.calls,
