@@ -293,6 +293,7 @@ async def _run(
     result.detect_s = {str(k): v for k, v in injector.detect_s.items()}
     result.late, result.calls = tracker.late, dict(tracker.calls)
     result.notes += injector.notes
+    result.fault_log = injector.log
 
 
 async def _leftovers(watch: ProcessWatch, scratch: Path, result: SoakResult) -> None:
@@ -309,5 +310,5 @@ async def _leftovers(watch: ProcessWatch, scratch: Path, result: SoakResult) -> 
         with contextlib.suppress(psutil.Error):
             result.notes.append(f"left running: {proc.pid} {' '.join(proc.cmdline())[:120]}")
             proc.kill()
-    names = sorted(p.name for p in scratch.iterdir())
+    names = sorted(f"{p.name} (changed {p.stat().st_mtime:.2f})" for p in scratch.iterdir())
     result.leftover_dirs, result.leftover_names = len(names), names

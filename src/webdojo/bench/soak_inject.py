@@ -79,6 +79,7 @@ class Injector:
         self.recovery_s: dict[str, list[float]] = defaultdict(list)
         self.detect_s: dict[str, list[float]] = defaultdict(list)  # until a client saw it
         self.notes: list[str] = []
+        self.log: list[tuple[float, int, str]] = []  # (time.time(), acknowledged steps, kind)
 
     async def run(self, plan: list[tuple[int, FaultKind]]) -> None:
         for step, kind in plan:
@@ -89,6 +90,7 @@ class Injector:
     async def inject(self, kind: FaultKind) -> None:
         """Fire one fault and wait until it has recovered (or the recovery timed out), so
         that each fault is measured alone and the next one fires on a recovered server."""
+        self.log.append((round(time.time(), 2), self.tracker.acked, str(kind)))
         if kind in faults.PAGE_KINDS:
             await self._page_fault(kind)
             return

@@ -59,6 +59,7 @@ class SoakResult:
     leftover_dirs: int = 0  # entries left in the server's private temporary directory
     leftover_names: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    fault_log: list[tuple[float, int, str]] = field(default_factory=list)  # (time, step, kind)
     notes: list[str] = field(default_factory=list)
     config: dict[str, Any] = field(default_factory=dict)
 
@@ -105,6 +106,7 @@ class SoakResult:
             "leftover_processes": self.leftover_processes,
             "leftover_dirs": self.leftover_dirs,
             "leftover_names": self.leftover_names[:20],
+            "fault_log": self.fault_log,
             "seconds": round(self.seconds, 1),
             "notes": self.notes[:50],
             "config": self.config,
