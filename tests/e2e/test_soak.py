@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from tests.e2e.cli_process import last_json, webdojo
 
+from webdojo.actions import Click, Goto
 from webdojo.bench.soak_faults import FaultKind, parse_faults, schedule
-from webdojo.bench.soak_track import lost_and_duplicated
+from webdojo.bench.soak_track import Tracker, lost_and_duplicated
 from webdojo.errors import ConfigError
 
 # Rates that make each kind fire at least once (twice for tab crashes) in 300 steps.
@@ -70,3 +71,11 @@ def test_soak_two_minutes_every_fault_recovers() -> None:
     # this branch a hung navigation answered in time in every run so far; if this fails, the
     # list says which operation was late, a deadline finding rather than a soak bug.
     assert result["late"] == 0, result["late_answers"]
+
+
+def test_step_deadlines_include_the_load_an_action_may_start() -> None:
+    tracker = Tracker(action_s=5.0, navigation_s=10.0)
+    assert tracker.deadline("create") == 10.0
+    assert tracker.deadline("step", Goto(url="http://127.0.0.1:1/")) == 10.0
+    assert tracker.deadline("step", Click(element=1)) == 15.0
+    assert tracker.deadline("observe") == 5.0

@@ -56,8 +56,12 @@ class Tracker:
     calls: Counter[str] = field(default_factory=Counter)
 
     def deadline(self, op: str, action: Action | None = None) -> float:
+        """An operation's deadline: a page load's for a create or a navigation; for another
+        step, the action's plus the page load it may start (a click on a link)."""
         if op == "create" or isinstance(action, NAVIGATIONS):
             return self.navigation_s
+        if op == "step":
+            return self.action_s + self.navigation_s
         return self.action_s
 
     async def timed(self, op: str, call: Awaitable[T], deadline: float) -> T:
