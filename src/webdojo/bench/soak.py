@@ -167,6 +167,8 @@ async def _drive(
                 break
             except ServerDown:
                 await _until_up(server)
+        else:  # the server never came back: a finding, not a reason to loop forever
+            raise ServerDown("the server stayed unreachable through 10 resumes", not_started=0)
 
 
 async def _until_up(server: SoakServer, timeout_s: float = 180.0) -> None:
