@@ -203,3 +203,15 @@ def test_memory_limit_recycles_only_on_a_fresh_measurement() -> None:
     assert not browsers._worn_out(browser)
     browser.contexts = WorkerConfig().recycle_after_contexts
     assert browsers._worn_out(browser)
+
+
+async def test_aclose_waits_for_a_launch_in_flight_and_closes_its_browser() -> None:
+    """A worker closing while a create relaunches its browser (the server died just after a
+    browser kill: found by the soak) closes that browser too, instead of exiting with it
+    alive (its profile and artifacts directories were left in TMPDIR)."""
+    browsers = Browsers(WorkerConfig(warm_contexts=0))
+    launching = asyncio.create_task(browsers._ensure_active())
+    await asyncio.sleep(0)  # the launch now holds the lock
+    await browsers.aclose()
+    browser = await launching
+    assert not browser.host.is_connected()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import signal
 import weakref
 from pathlib import Path
 from types import TracebackType
@@ -30,6 +31,9 @@ from webdojo.errors import BrowserClosed, ChromiumNotFound, InfraError
 
 if TYPE_CHECKING:
     from webdojo.cache.archive import Archive
+
+
+CLOSE_TIMEOUT_S = 10.0  # closing the browser, then stopping the driver (each)
 
 
 class BrowserHost:
@@ -158,10 +162,25 @@ class BrowserHost:
         for archive in self._archives.values():
             archive.close()
         with contextlib.suppress(PlaywrightError, TimeoutError):
-            await asyncio.wait_for(self._browser.close(), 10)
+            await asyncio.wait_for(self._browser.close(), CLOSE_TIMEOUT_S)
+        await self._end_browser()
         with contextlib.suppress(PlaywrightError, TimeoutError):
-            await asyncio.wait_for(self._playwright.stop(), 10)
+            await asyncio.wait_for(self._playwright.stop(), CLOSE_TIMEOUT_S)
         await self.downloads.aclose()
+
+    async def _end_browser(self) -> None:
+        """A browser that did not close in time (a busy machine) is killed, and the driver
+        given a moment to see it exit: the driver removes the browser's profile directory
+        then, which it never does once stopped (the soak found them left in TMPDIR)."""
+        if not self._browser.is_connected() or self.pid is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+        for _ in range(100):
+            if not self._browser.is_connected():
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.2)  # the driver's cleanup follows the disconnect
 
     async def __aenter__(self) -> BrowserHost:
         return self

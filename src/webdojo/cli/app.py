@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from webdojo.cli.bench_miniwob import register as register_bench_miniwob
+from webdojo.cli.bench_soak import register as register_bench_soak
 from webdojo.cli.cache import cache_app
 from webdojo.cli.export import register as register_export
 from webdojo.cli.judge import judge_app
@@ -395,3 +396,4 @@ def bench_cache(
 
 register_viewer_commands(app)  # view, report
 register_bench_miniwob(bench_app)  # bench miniwob
+register_bench_soak(bench_app)  # bench soak

@@ -333,8 +333,12 @@ class Browsers:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, WebdojoError):
                     await task
-        browsers = [*self._retired, *([self._active] if self._active else [])]
-        self._active = None
+        # Under the lock: a launch in flight (a create that found the browser dead) ends
+        # first and its browser is closed here. Left running, it would die with the worker's
+        # Playwright driver, killed at exit, leaving its profile and artifacts in TMPDIR.
+        async with self._lock:
+            browsers = [*self._retired, *([self._active] if self._active else [])]
+            self._active = None
         for browser in browsers:
             await self._close(browser)
 

@@ -38,8 +38,12 @@ async def run(fd: int) -> None:
         ipc.write_frame(writer, (0, False, ipc.error_to_wire(exc)))
         await writer.drain()
         return
-    ipc.write_frame(writer, (0, True, {"pid": os.getpid()}))
-    await writer.drain()
+    try:
+        ipc.write_frame(writer, (0, True, {"pid": os.getpid()}))
+        await writer.drain()
+    except ConnectionError:  # the server died while this worker started: close the browser
+        await worker.aclose()
+        return
     stop = asyncio.Event()
 
     async def handle(method: str, args: tuple[Any, ...]) -> Any:

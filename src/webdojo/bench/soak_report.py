@@ -1,0 +1,158 @@
+"""The soak's result: its figures as JSON (``to_json``) and as a rich table, with targets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.table import Table
+
+# Targets of issue 13 (recovery p99 per kind, in seconds; the rest are counts or growth).
+RECOVERY_TARGET_S = {"tab_crash": 1.0, "browser_kill": 5.0}
+GROWTH_TARGET_MB_PER_H = 1.0
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    """The ``q``-th percentile (nearest rank); None for no values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(0, min(len(ordered) - 1, round(q / 100 * len(ordered) + 0.5) - 1))
+    return ordered[rank]
+
+
+def slope_per_hour(samples: list[tuple[float, float]]) -> float | None:
+    """Least-squares slope of (seconds, value) samples, per hour; None under two samples."""
+    if len(samples) < 2:
+        return None
+    n = len(samples)
+    mean_t = sum(t for t, _ in samples) / n
+    mean_v = sum(v for _, v in samples) / n
+    var = sum((t - mean_t) ** 2 for t, _ in samples)
+    if var == 0:
+        return None
+    cov = sum((t - mean_t) * (v - mean_v) for t, v in samples)
+    return cov / var * 3600
+
+
+@dataclass
+class SoakResult:
+    steps: int = 0  # episode steps acknowledged by the server
+    stored: int = 0  # step lines in the run store
+    lost: int = 0
+    duplicated: int = 0
+    episodes: int = 0  # episode records in the store
+    faulted_episodes: int = 0  # of which ended with a fault
+    probe_steps: int = 0  # steps of the soak's own fault sessions
+    faults: dict[str, int] = field(default_factory=dict)  # injected, by kind
+    recovered: dict[str, int] = field(default_factory=dict)
+    recovery_s: dict[str, list[float]] = field(default_factory=dict)  # every measurement
+    detect_s: dict[str, list[float]] = field(default_factory=dict)  # kill until a client saw it
+    late: list[dict[str, object]] = field(default_factory=list)  # answers past deadline + 1 s
+    calls: dict[str, int] = field(default_factory=dict)  # client calls by operation
+    samples: list[dict[str, float]] = field(default_factory=list)  # t, steps, rss_mb, open_files
+    warmup_steps: int = 0
+    rss_growth_mb_per_h: float | None = None
+    open_files_growth_per_h: float | None = None
+    defunct: int = 0  # zombie processes of the server's trees at the end
+    leftover_processes: int = 0  # processes of the server's trees still running at the end
+    leftover_dirs: int = 0  # entries left in the server's private temporary directory
+    leftover_names: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    fault_log: list[tuple[float, int, str]] = field(default_factory=list)  # (time, step, kind)
+    notes: list[str] = field(default_factory=list)
+    config: dict[str, Any] = field(default_factory=dict)
+
+    def growth(self) -> None:
+        """Set the growth figures from the samples taken after the warm-up."""
+        warm = [s for s in self.samples if s["steps"] >= self.warmup_steps]
+        self.rss_growth_mb_per_h = _round(slope_per_hour([(s["t"], s["rss_mb"]) for s in warm]))
+        files = [(s["t"], s["open_files"]) for s in warm]
+        self.open_files_growth_per_h = _round(slope_per_hour(files))
+
+    def recovery_summary(
+        self, which: dict[str, list[float]] | None = None
+    ) -> dict[str, dict[str, float | int | None]]:
+        return {
+            kind: {
+                "n": len(values),
+                "p50": _round(percentile(values, 50)),
+                "p99": _round(percentile(values, 99)),
+                "max": _round(max(values) if values else None),
+            }
+            for kind, values in sorted((self.recovery_s if which is None else which).items())
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "steps": self.steps,
+            "stored": self.stored,
+            "lost": self.lost,
+            "duplicated": self.duplicated,
+            "episodes": self.episodes,
+            "faulted_episodes": self.faulted_episodes,
+            "probe_steps": self.probe_steps,
+            "faults": dict(sorted(self.faults.items())),
+            "recovered": dict(sorted(self.recovered.items())),
+            "recovery_s": self.recovery_summary(),
+            "detect_s": self.recovery_summary(self.detect_s),
+            "late": len(self.late),
+            "late_answers": self.late[:20],
+            "calls": self.calls,
+            "rss_growth_mb_per_h": self.rss_growth_mb_per_h,
+            "open_files_growth_per_h": self.open_files_growth_per_h,
+            "samples": len(self.samples),
+            "defunct": self.defunct,
+            "leftover_processes": self.leftover_processes,
+            "leftover_dirs": self.leftover_dirs,
+            "leftover_names": self.leftover_names[:20],
+            "fault_log": self.fault_log,
+            "seconds": round(self.seconds, 1),
+            "notes": self.notes[:50],
+            "config": self.config,
+        }
+
+
+def _round(value: float | None, digits: int = 3) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def _mark(ok: bool) -> str:
+    return "[green]ok[/green]" if ok else "[red]missed[/red]"
+
+
+def soak_table(result: SoakResult) -> Table:
+    """One row per figure, with its target and whether it was met."""
+    table = Table(title=f"webdojo bench soak: {result.steps} steps in {result.seconds:.0f} s")
+    for column in ("figure", "value", "target", ""):
+        table.add_column(column)
+    rows: list[tuple[str, str, str, bool | None]] = [
+        ("steps acknowledged / stored", f"{result.steps} / {result.stored}", "", None),
+        ("lost", str(result.lost), "0", result.lost == 0),
+        ("duplicated", str(result.duplicated), "0", result.duplicated == 0),
+        ("late (deadline + 1 s)", str(len(result.late)), "0", not result.late),
+    ]
+    summary = result.recovery_summary()
+    for kind in sorted(set(result.faults) | set(summary)):
+        injected, back = result.faults.get(kind, 0), result.recovered.get(kind, 0)
+        p99 = summary.get(kind, {}).get("p99")
+        p50 = summary.get(kind, {}).get("p50")
+        goal = RECOVERY_TARGET_S.get(kind)
+        met = back == injected and (goal is None or (p99 is not None and p99 <= goal))
+        value = f"{back}/{injected} recovered, p50 {p50} s, p99 {p99} s"
+        rows.append((f"fault {kind}", value, f"p99 <= {goal} s" if goal else "all", met))
+    rss, files = result.rss_growth_mb_per_h, result.open_files_growth_per_h
+    rows += [
+        ("RSS growth (MB/h)", str(rss), f"< {GROWTH_TARGET_MB_PER_H}", _below(rss)),
+        ("open files growth (/h)", str(files), "", None),
+        ("defunct processes", str(result.defunct), "0", result.defunct == 0),
+        ("leftover processes", str(result.leftover_processes), "0", not result.leftover_processes),
+        ("leftover temp dirs", str(result.leftover_dirs), "0", result.leftover_dirs == 0),
+    ]
+    for name, value, target, ok in rows:
+        table.add_row(name, value, target, "" if ok is None else _mark(ok))
+    return table
+
+
+def _below(value: float | None) -> bool | None:
+    return None if value is None else value < GROWTH_TARGET_MB_PER_H

@@ -1,0 +1,200 @@
+"""What the soak sees of the server, as a client: every step the server acknowledged, every
+error, every answer later than its deadline + 1 s.
+
+``TrackedEnv`` wraps an ``HttpEnv`` and is what the engine drives (an ``EnvClient``), so the
+figures come from the episodes as they ran, not from a side channel. The soak's own fault
+sessions go through it too (``probe=True``: counted for lateness and errors, not as episode
+steps). ``count_stored`` reads the run store back to set ``lost`` and ``duplicated`` against
+the acknowledged steps.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+from webdojo.actions import Action, GoBack, GoForward, Goto, NewTab
+from webdojo.browser.options import SessionOptions
+from webdojo.errors import ServerUnavailable, WebdojoError
+from webdojo.observation import FinalState, Observation, ObservationOptions
+from webdojo.rollout.http_env import HttpEnv, HttpSession
+from webdojo.store.run_store import STEPS
+from webdojo.tasks.schema import Task
+from webdojo.tasks.verify import VerifyResult
+
+T = TypeVar("T")
+NAVIGATIONS = (Goto, GoBack, GoForward, NewTab)  # actions whose deadline is a page load's
+# Codes that say a process fault reached a session (used to tell which worker a fault hit).
+FAULT_CODES = frozenset({"page_crashed", "session_lost", "browser_closed", "infra_error"})
+GRACE_S = 1.0  # an answer later than its deadline by more than this is late
+
+
+@dataclass(frozen=True)
+class Event:
+    at: float  # time.monotonic()
+    worker: str  # the worker's slot name (kept across its restarts)
+    created: float  # when the session was created (time.monotonic())
+    code: str | None = None  # an error's code; None for an acknowledged step
+
+
+@dataclass
+class Tracker:
+    """Everything the tracked clients saw."""
+
+    action_s: float  # the server's action deadline
+    navigation_s: float  # the server's navigation deadline
+    acked: int = 0  # episode steps acknowledged by the server (200 answers)
+    probe_steps: int = 0  # steps of the soak's own fault sessions
+    acks: list[Event] = field(default_factory=list)
+    errors: list[Event] = field(default_factory=list)
+    late: list[dict[str, object]] = field(default_factory=list)  # op, seconds, deadline
+    calls: Counter[str] = field(default_factory=Counter)
+
+    def deadline(self, op: str, action: Action | None = None) -> float:
+        """An operation's deadline: a page load's for a create or a navigation; for another
+        step, the action's plus the page load it may start (a click on a link)."""
+        if op == "create" or isinstance(action, NAVIGATIONS):
+            return self.navigation_s
+        if op == "step":
+            return self.action_s + self.navigation_s
+        return self.action_s
+
+    async def timed(self, op: str, call: Awaitable[T], deadline: float) -> T:
+        """Await ``call``; note it as late if it answered (a result or a webdojo error other
+        than an unreachable server) after ``deadline`` + ``GRACE_S``."""
+        started = time.monotonic()
+        self.calls[op] += 1
+        try:
+            return await call
+        except ServerUnavailable:
+            raise  # no answer at all: the server was down (a server fault is counted apart)
+        except WebdojoError:
+            self._check(op, started, deadline)
+            raise
+        else:
+            self._check(op, started, deadline)
+
+    def _check(self, op: str, started: float, deadline: float) -> None:
+        took = time.monotonic() - started
+        if took > deadline + GRACE_S:
+            self.late.append({"op": op, "seconds": round(took, 2), "deadline_s": deadline})
+
+
+class TrackedEnv:
+    """An ``EnvClient`` over ``HttpEnv`` that reports to a ``Tracker``."""
+
+    def __init__(self, http: HttpEnv, tracker: Tracker, *, probe: bool = False) -> None:
+        self.http = http
+        self.tracker = tracker
+        self.probe = probe
+
+    async def open(
+        self,
+        task: Task,
+        options: ObservationOptions,
+        session: SessionOptions | None = None,
+        *,
+        seed: int | None = None,
+    ) -> tuple[TrackedSession, Observation]:
+        call = self.http.open(task, options, session, seed=seed)
+        inner, obs = await self.tracker.timed("create", call, self.tracker.navigation_s)
+        return TrackedSession(inner, self), obs
+
+    async def open_url(
+        self, url: str, options: ObservationOptions
+    ) -> tuple[TrackedSession, Observation]:
+        call = self.http.open_url(url, options)
+        inner, obs = await self.tracker.timed("create", call, self.tracker.navigation_s)
+        return TrackedSession(inner, self), obs
+
+    async def aclose(self) -> None:
+        return None  # the soak closes the HttpEnv itself
+
+
+class TrackedSession:
+    """An ``EnvSession`` whose steps, errors and delays are recorded."""
+
+    def __init__(self, inner: HttpSession, env: TrackedEnv) -> None:
+        self.inner = inner
+        self.env = env
+        self.created = time.monotonic()
+
+    @property
+    def worker(self) -> str:
+        return self.inner.worker
+
+    def _event(self, code: str | None) -> Event:
+        return Event(time.monotonic(), self.inner.worker, self.created, code)
+
+    async def step(self, action: Action, options: ObservationOptions) -> Observation:
+        tracker = self.env.tracker
+        deadline = tracker.deadline("step", action)
+        try:
+            obs = await tracker.timed("step", self.inner.step(action, options), deadline)
+        except WebdojoError as exc:
+            tracker.errors.append(self._event(exc.code))
+            raise
+        self._acked(obs)
+        return obs
+
+    async def observe(self, options: ObservationOptions) -> Observation:
+        tracker = self.env.tracker
+        try:
+            obs = await tracker.timed("observe", self.inner.observe(options), tracker.action_s)
+        except WebdojoError as exc:
+            tracker.errors.append(self._event(exc.code))
+            raise
+        self._acked(obs)  # an episode records an observe as a step (a decision it could not use)
+        return obs
+
+    def _acked(self, obs: Observation) -> None:
+        tracker = self.env.tracker
+        if self.env.probe:
+            tracker.probe_steps += 1
+        else:
+            tracker.acked += 1
+        tracker.acks.append(self._event(None))
+        if obs.last_error is not None and obs.last_error.code in FAULT_CODES:
+            tracker.errors.append(self._event(obs.last_error.code))
+
+    async def final_state(self, answer: str | None) -> FinalState:
+        call = self.inner.final_state(answer)
+        return await self.env.tracker.timed("final_state", call, self.env.tracker.action_s)
+
+    async def verify(
+        self, task: Task, answer: str | None
+    ) -> tuple[FinalState, VerifyResult | None]:
+        call = self.inner.verify(task, answer)
+        return await self.env.tracker.timed("final_state", call, self.env.tracker.action_s)
+
+    async def aclose(self) -> None:
+        await self.env.tracker.timed("close", self.inner.aclose(), self.env.tracker.action_s)
+
+
+def count_stored(run_dir: Path) -> tuple[int, int]:
+    """(step lines in the store, distinct (episode, step) pairs among them)."""
+    path = run_dir / STEPS
+    if not path.exists():
+        return 0, 0
+    total, seen = 0, set()
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                record = json.loads(line)
+                total += 1
+                seen.add((record["episode"], record["step"]))
+    return total, len(seen)
+
+
+def lost_and_duplicated(acked: int, run_dir: Path) -> tuple[int, int, int]:
+    """(lost, duplicated, stored): acknowledged steps missing from the store, and store lines
+    beyond one per acknowledged step (a repeated pair, or a step never acknowledged)."""
+    total, distinct = count_stored(run_dir)
+    lost = max(0, acked - distinct)
+    duplicated = (total - distinct) + max(0, distinct - acked)
+    return lost, duplicated, total

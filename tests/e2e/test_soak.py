@@ -1,0 +1,85 @@
+"""``webdojo bench soak``: the fault schedule, the step accounting, and a 2-minute soak through
+a real server with every kind of fault (the long soak is the benchmark)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from tests.e2e.cli_process import last_json, webdojo
+
+from webdojo.actions import Click, Goto
+from webdojo.bench.soak_faults import FaultKind, parse_faults, schedule
+from webdojo.bench.soak_track import Tracker, lost_and_duplicated
+from webdojo.errors import ConfigError
+
+# Rates that make each kind fire at least once (twice for tab crashes) in 300 steps.
+EVERY_KIND = ",".join(
+    f"{kind}={0.007 if kind is FaultKind.TAB_CRASH else 0.004}" for kind in FaultKind
+)
+
+
+def test_schedule_is_seeded_and_fires_every_kind() -> None:
+    rates = parse_faults(EVERY_KIND)
+    plan = schedule(rates, 300, seed=3)
+    assert plan == schedule(rates, 300, seed=3)
+    assert plan != schedule(rates, 300, seed=4)
+    assert {kind for _, kind in plan} == set(FaultKind)
+    steps = [step for step, _ in plan]
+    assert steps == sorted(set(steps)) and steps[0] > 0 and steps[-1] < 300
+
+
+def test_fault_rates_parse_and_reject() -> None:
+    assert parse_faults("none") == dict.fromkeys(FaultKind, 0.0)
+    assert parse_faults("server_kill=0")[FaultKind.SERVER_KILL] == 0.0
+    assert schedule(parse_faults("none"), 1000, seed=0) == []
+    for bad in ("tab_crash", "nope=0.1", "dialog=2"):
+        with pytest.raises(ConfigError):
+            parse_faults(bad)
+
+
+def test_lost_and_duplicated_count_store_lines(tmp_path: Path) -> None:
+    lines = [{"episode": "a", "step": 0}, {"episode": "a", "step": 1}, {"episode": "b", "step": 0}]
+    (tmp_path / "steps.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+    assert lost_and_duplicated(3, tmp_path) == (0, 0, 3)
+    assert lost_and_duplicated(5, tmp_path) == (2, 0, 3)  # acknowledged, never stored
+    with (tmp_path / "steps.jsonl").open("a") as handle:
+        handle.write(json.dumps(lines[0]) + "\n")
+    assert lost_and_duplicated(3, tmp_path) == (0, 1, 4)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.timeout(540)  # about 90 s alone; a loaded machine can triple it
+def test_soak_two_minutes_every_fault_recovers() -> None:
+    """About 2 minutes: 300+ steps through `webdojo serve` (2 workers) while every fault kind
+    fires on a seeded schedule; nothing acknowledged is lost or stored twice, every fault
+    recovers, and nothing is left behind."""
+    proc = webdojo(
+        "bench", "soak", "--steps", 300, "--sessions", 4, "--faults", EVERY_KIND, "--json",
+        timeout=480,
+    )  # fmt: skip
+    result = last_json(proc)
+    assert result["steps"] >= 300
+    assert result["lost"] == 0 and result["duplicated"] == 0, result
+    for kind in FaultKind:
+        assert result["faults"].get(kind, 0) >= 1, (kind, result["faults"], result["notes"])
+        assert result["recovered"].get(kind, 0) == result["faults"][kind], (kind, result)
+    assert result["defunct"] == 0 and result["leftover_processes"] == 0, result["notes"]
+    assert result["leftover_dirs"] == 0, result["leftover_names"]
+    # Answers past their deadline + 1 s (deadlines are issue 13 part 4, worked on apart). A
+    # hung navigation answered in time in every run so far. Seen once (before this test's
+    # deadlines counted the page load a click may start): a navigating click in flight when
+    # its browser was killed answered at the navigation deadline (10 s), since waiting for
+    # the load does not wake on a dead browser. If this fails, the list names the operation:
+    # a deadline finding, not a soak bug.
+    assert result["late"] == 0, result["late_answers"]
+
+
+def test_step_deadlines_include_the_load_an_action_may_start() -> None:
+    tracker = Tracker(action_s=5.0, navigation_s=10.0)
+    assert tracker.deadline("create") == 10.0
+    assert tracker.deadline("step", Goto(url="http://127.0.0.1:1/")) == 10.0
+    assert tracker.deadline("step", Click(element=1)) == 15.0
+    assert tracker.deadline("observe") == 5.0
