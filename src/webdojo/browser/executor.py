@@ -42,6 +42,7 @@ from webdojo.actions import (
 )
 from webdojo.browser.dom import ACT_JS
 from webdojo.browser.guard import Guard, is_navigation_race
+from webdojo.browser.hung import unbusy
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.tabs import TabSet, TabState
 from webdojo.errors import (
@@ -71,6 +72,7 @@ class Executor:
         on a timeout, cancel it so that the tab stays usable."""
         tab = self._tabs.current
         seconds = self._opts.navigation_timeout_s
+        await unbusy(tab)
         try:
             async with self._guard(what, seconds + 1, NavigationTimeout):
                 await start(int(seconds * 1000))
