@@ -51,8 +51,18 @@ from webdojo.errors import (
     BadTab,
     NavigationTimeout,
     PageCrashed,
+    StaleElement,
     UnknownElement,
 )
+
+AIM_ROUNDS = 3  # pointer moves to an element whose position keeps changing under it
+
+
+def stale(element: int, missed: str) -> StaleElement:
+    return StaleElement(
+        f"element [{element}] moved while the pointer went to it; the press would have "
+        f"reached {missed} instead, so it was not made. Observe again and retry"
+    )
 
 
 class Executor:
@@ -91,18 +101,27 @@ class Executor:
         if tab.crashed:
             raise PageCrashed(f"the page crashed during {what}")
 
-    async def _interact(self, what: str, act: Callable[[], Awaitable[None]]) -> None:
-        """Perform input, then wait for whatever it started (a page load, a popup)."""
+    async def _interact(
+        self, what: str, act: Callable[[], Awaitable[None]], element: int | None = None
+    ) -> None:
+        """Perform input, then wait for whatever it started (a page load, a popup). With an
+        ``element``, the input was guarded (act.js ``arm``): one held back raises."""
         tab = self._tabs.current
         mark, opened = tab.mark(), self._tabs.opened
         tab.title_hint = None
         async with self._guard(what, self._opts.action_timeout_s):
             await act()
-        await self.settle(tab, mark, opened, what)
+        missed = await self.settle(tab, mark, opened, what)
+        if missed and element is not None:
+            raise stale(element, missed)
 
-    async def settle(self, tab: TabState, mark: tuple[int, int], opened: int, what: str) -> None:
-        """Wait for what the action started: a page load, a popup."""
+    async def settle(
+        self, tab: TabState, mark: tuple[int, int], opened: int, what: str
+    ) -> str | None:
+        """Wait for what the action started: a page load, a popup. Returns what a guarded
+        press would have reached instead of its target (None: nothing was held back)."""
         found, navigated = await self._check(tab, what, "check")
+        missed = found.get("missed") if found else None
         popup = submitted = False
         if found:
             navigated, popup, submitted = tab.note(found)
@@ -118,6 +137,7 @@ class Executor:
         if popup and self._tabs.opened <= opened:
             await self._tabs.wait_for_page(opened, self._opts.popup_wait_s)
         await self.adopt_popup()
+        return missed
 
     async def _check(self, tab: TabState, what: str, op: str) -> tuple[dict[str, Any] | None, bool]:
         """Read hooks.js's record of what the action started: (record, navigated).
@@ -170,18 +190,36 @@ class Executor:
 
     # --- targets ------------------------------------------------------------------------
 
-    async def _point(self, action: PointerAction, ctx: ActionContext) -> tuple[float, float, bool]:
+    async def _point(
+        self, action: PointerAction, ctx: ActionContext, arm: bool = False
+    ) -> tuple[float, float, bool]:
         """Viewport pixels of the action's target and whether it is a text field (a point
-        target counts as one: we cannot tell)."""
+        target counts as one: we cannot tell). An element is aimed at (``aim``)."""
         if action.element is None:
             assert action.x is not None and action.y is not None
             x, y = to_viewport_pixels(action.x, action.y, action.space, ctx)
             return x, y, True
-        return await self.locate(action.element)
+        return await self.aim(action.element, arm)
 
-    async def locate(self, element: int) -> tuple[float, float, bool]:
+    async def aim(self, element: int, arm: bool) -> tuple[float, float, bool]:
+        """Move the pointer to the element, then find it again where the pointer's arrival
+        left it (a hover menu opens or closes, the layout shifts), until it stays put. With
+        ``arm``, the press that follows is guarded: if the element still moves under it,
+        the page never sees it (act.js ``arm``) and the action raises ``StaleElement``."""
+        x, y, editable = await self.locate(element)
+        for _ in range(AIM_ROUNDS):
+            async with self._guard(f"pointing at element [{element}]", self._opts.action_timeout_s):
+                await self._mouse().move(x, y)
+            nx, ny, editable = await self.locate(element, arm)
+            if abs(nx - x) < 1 and abs(ny - y) < 1:
+                break
+            x, y = nx, ny
+        return x, y, editable
+
+    async def locate(self, element: int, arm: bool = False) -> tuple[float, float, bool]:
+        args = {"op": "locate", "id": element, "arm": arm}
         async with self._guard(f"finding element [{element}]", self._opts.action_timeout_s):
-            found = await self._tabs.current.page.evaluate(ACT_JS, {"op": "locate", "id": element})
+            found = await self._tabs.current.page.evaluate(ACT_JS, args)
         error = found.get("error")
         if error == "unknown":
             raise UnknownElement(
@@ -189,7 +227,9 @@ class Executor:
                 "latest observation"
             )
         if error == "detached":
-            raise UnknownElement(f"element [{element}] is no longer on the page")
+            raise StaleElement(
+                f"element [{element}] is no longer on the page; observe again and use a fresh id"
+            )
         if error == "hidden":
             raise ActionFailed(f"element [{element}] is not visible")
         if error == "covered":
@@ -199,12 +239,14 @@ class Executor:
     # --- pointer actions ------------------------------------------------------------------
 
     async def _click(self, action: Click, ctx: ActionContext) -> None:
-        x, y, _ = await self._point(action, ctx)
-        await self._interact(action.describe(), lambda: self._mouse().click(x, y))
+        x, y, _ = await self._point(action, ctx, arm=True)
+        click = self._mouse().click
+        await self._interact(action.describe(), lambda: click(x, y), action.element)
 
     async def _double_click(self, action: DoubleClick, ctx: ActionContext) -> None:
-        x, y, _ = await self._point(action, ctx)
-        await self._interact(action.describe(), lambda: self._mouse().dblclick(x, y))
+        x, y, _ = await self._point(action, ctx, arm=True)
+        dblclick = self._mouse().dblclick
+        await self._interact(action.describe(), lambda: dblclick(x, y), action.element)
 
     async def _hover(self, action: Hover, ctx: ActionContext) -> None:
         x, y, _ = await self._point(action, ctx)
@@ -214,14 +256,19 @@ class Executor:
     async def _type(self, action: Type, ctx: ActionContext) -> None:
         target = action.element is not None or action.has_point()
         if target:
-            x, y, editable = await self._point(action, ctx)
+            x, y, editable = await self._point(action, ctx, arm=True)
             if not editable:
+                await self._disarm()
                 raise ActionFailed(f"element [{action.element}] is not a text field")
         keyboard = self._tabs.current.page.keyboard
 
         async def act() -> None:
             if target:
                 await self._mouse().click(x, y)
+                if action.element is not None:
+                    missed = await self._disarm()
+                    if missed:  # the click was held back: type nowhere
+                        raise stale(action.element, missed)
                 await keyboard.press("ControlOrMeta+a")
                 await keyboard.press("Delete")
             await keyboard.type(action.text)
@@ -256,6 +303,11 @@ class Executor:
     def _mouse(self) -> Any:
         return self._tabs.current.page.mouse
 
+    async def _disarm(self) -> str | None:
+        """Lift the press guard; what a held-back press would have reached (None: nothing)."""
+        found = await self._tabs.current.page.evaluate(ACT_JS, {"op": "disarm"})
+        return found.get("missed") if found else None
+
     # --- keyboard and forms -----------------------------------------------------------------
 
     async def _press(self, action: Press, ctx: ActionContext) -> None:
@@ -272,8 +324,10 @@ class Executor:
 
         await self._interact(action.describe(), act)
         error = result.get("error")
-        if error == "unknown" or error == "detached":
+        if error == "unknown":
             raise UnknownElement(f"there is no element [{action.element}] on the current page")
+        if error == "detached":
+            raise StaleElement(f"element [{action.element}] is no longer on the page")
         if error == "not_select":
             raise ActionFailed(f"element [{action.element}] is a <{result['tag']}>, not a <select>")
         if error == "no_option":
