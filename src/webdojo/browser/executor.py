@@ -30,7 +30,6 @@ from webdojo.actions import (
     Goto,
     Hover,
     NewTab,
-    PointerAction,
     Press,
     Scroll,
     Select,
@@ -38,13 +37,13 @@ from webdojo.actions import (
     TabFocus,
     Type,
     Wait,
-    to_viewport_pixels,
 )
 from webdojo.browser.dom import ACT_JS
 from webdojo.browser.guard import Guard, is_navigation_race
 from webdojo.browser.hung import unbusy
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.tabs import TabSet, TabState
+from webdojo.browser.targets import Targets, stale
 from webdojo.errors import (
     ActionFailed,
     ActionTimeout,
@@ -55,21 +54,13 @@ from webdojo.errors import (
     UnknownElement,
 )
 
-AIM_ROUNDS = 3  # pointer moves to an element whose position keeps changing under it
-
-
-def stale(element: int, missed: str) -> StaleElement:
-    return StaleElement(
-        f"element [{element}] moved while the pointer went to it; the press would have "
-        f"reached {missed} instead, so it was not made. Observe again and retry"
-    )
-
 
 class Executor:
     def __init__(self, tabs: TabSet, guard: Guard, options: SessionOptions) -> None:
         self._tabs = tabs
         self._guard = guard
         self._opts = options
+        self._targets = Targets(tabs, guard, options)
 
     async def run(self, action: Action, ctx: ActionContext) -> None:
         handler: Callable[[Any, ActionContext], Awaitable[None]] = getattr(self, f"_{action.type}")
@@ -107,27 +98,28 @@ class Executor:
         """Perform input, then wait for whatever it started (a page load, a popup). With an
         ``element``, the input was guarded (act.js ``arm``): one held back raises."""
         tab = self._tabs.current
-        mark, opened = tab.mark(), self._tabs.opened
+        mark, opened, requests = tab.mark(), self._tabs.opened, tab.requests
         tab.title_hint = None
         async with self._guard(what, self._opts.action_timeout_s):
             await act()
-        missed = await self.settle(tab, mark, opened, what)
+        missed = await self.settle(tab, mark, opened, what, requests)
         if missed and element is not None:
             raise stale(element, missed)
 
     async def settle(
-        self, tab: TabState, mark: tuple[int, int], opened: int, what: str
+        self, tab: TabState, mark: tuple[int, int], opened: int, what: str, requests: int
     ) -> str | None:
         """Wait for what the action started: a page load, a popup. Returns what a guarded
-        press would have reached instead of its target (None: nothing was held back)."""
-        found, navigated = await self._check(tab, what, "check")
+        press would have reached instead of its target (None: nothing was held back).
+        ``requests``: the tab's navigation requests before the action."""
+        found, navigated = await self._check(tab, what, "check", requests)
         missed = found.get("missed") if found else None
         popup = submitted = False
         if found:
             navigated, popup, submitted = tab.note(found)
             tab.title_hint = found["title"]
         if submitted and not navigated:  # its navigation starts a task later
-            found, navigated = await self._check(tab, what, "check_later")
+            found, navigated = await self._check(tab, what, "check_later", requests)
             if found:
                 navigated = tab.note(found)[0]
                 tab.title_hint = found["title"]
@@ -139,7 +131,9 @@ class Executor:
         await self.adopt_popup()
         return missed
 
-    async def _check(self, tab: TabState, what: str, op: str) -> tuple[dict[str, Any] | None, bool]:
+    async def _check(
+        self, tab: TabState, what: str, op: str, requests: int
+    ) -> tuple[dict[str, Any] | None, bool]:
         """Read hooks.js's record of what the action started: (record, navigated).
 
         While a cross-document navigation waits for its response, Chromium answers no
@@ -149,7 +143,7 @@ class Executor:
         seconds = self._opts.navigation_timeout_s
         try:
             async with self._guard(f"{what} (loading)", seconds, NavigationTimeout):
-                return await self._read_check(tab, op)
+                return await self._read_unless_busy(tab, op, requests, what)
         except NavigationTimeout as exc:
             await tab.stop_loading()
             try:
@@ -162,6 +156,21 @@ class Executor:
             if raced or not (found and found.get("doc")) or tab.note(found)[0]:
                 raise
             raise ActionTimeout(f"{what} did not finish within {seconds:g} s") from exc
+
+    async def _read_unless_busy(
+        self, tab: TabState, op: str, requests: int, what: str
+    ) -> tuple[dict[str, Any] | None, bool]:
+        """The check, waited for up to the navigation deadline only while a navigation may
+        hold it: without a navigation request since the action, a page that does not answer
+        within the action deadline is busy (ActionTimeout, and hung.py cuts it off)."""
+        read = asyncio.ensure_future(self._read_check(tab, op))
+        try:
+            await asyncio.wait({read}, timeout=self._opts.action_timeout_s)
+            if not read.done() and tab.requests == requests:
+                raise ActionTimeout(f"the page does not respond after {what}")
+            return await read
+        finally:
+            read.cancel()
 
     async def _read_check(self, tab: TabState, op: str) -> tuple[dict[str, Any] | None, bool]:
         try:
@@ -188,77 +197,29 @@ class Executor:
             await tab.stop_loading()
             raise
 
-    # --- targets ------------------------------------------------------------------------
-
-    async def _point(
-        self, action: PointerAction, ctx: ActionContext, arm: bool = False
-    ) -> tuple[float, float, bool]:
-        """Viewport pixels of the action's target and whether it is a text field (a point
-        target counts as one: we cannot tell). An element is aimed at (``aim``)."""
-        if action.element is None:
-            assert action.x is not None and action.y is not None
-            x, y = to_viewport_pixels(action.x, action.y, action.space, ctx)
-            return x, y, True
-        return await self.aim(action.element, arm)
-
-    async def aim(self, element: int, arm: bool) -> tuple[float, float, bool]:
-        """Move the pointer to the element, then find it again where the pointer's arrival
-        left it (a hover menu opens or closes, the layout shifts), until it stays put. With
-        ``arm``, the press that follows is guarded: if the element still moves under it,
-        the page never sees it (act.js ``arm``) and the action raises ``StaleElement``."""
-        x, y, editable = await self.locate(element)
-        for _ in range(AIM_ROUNDS):
-            async with self._guard(f"pointing at element [{element}]", self._opts.action_timeout_s):
-                await self._mouse().move(x, y)
-            nx, ny, editable = await self.locate(element, arm)
-            if abs(nx - x) < 1 and abs(ny - y) < 1:
-                break
-            x, y = nx, ny
-        return x, y, editable
-
-    async def locate(self, element: int, arm: bool = False) -> tuple[float, float, bool]:
-        args = {"op": "locate", "id": element, "arm": arm}
-        async with self._guard(f"finding element [{element}]", self._opts.action_timeout_s):
-            found = await self._tabs.current.page.evaluate(ACT_JS, args)
-        error = found.get("error")
-        if error == "unknown":
-            raise UnknownElement(
-                f"there is no element [{element}] on the current page; use an id from the "
-                "latest observation"
-            )
-        if error == "detached":
-            raise StaleElement(
-                f"element [{element}] is no longer on the page; observe again and use a fresh id"
-            )
-        if error == "hidden":
-            raise ActionFailed(f"element [{element}] is not visible")
-        if error == "covered":
-            raise ActionFailed(f"element [{element}] is covered by {found['cover']}")
-        return found["x"], found["y"], found["editable"]
-
     # --- pointer actions ------------------------------------------------------------------
 
     async def _click(self, action: Click, ctx: ActionContext) -> None:
-        x, y, _ = await self._point(action, ctx, arm=True)
+        x, y, _ = await self._targets.point(action, ctx, arm=True)
         click = self._mouse().click
         await self._interact(action.describe(), lambda: click(x, y), action.element)
 
     async def _double_click(self, action: DoubleClick, ctx: ActionContext) -> None:
-        x, y, _ = await self._point(action, ctx, arm=True)
+        x, y, _ = await self._targets.point(action, ctx, arm=True)
         dblclick = self._mouse().dblclick
         await self._interact(action.describe(), lambda: dblclick(x, y), action.element)
 
     async def _hover(self, action: Hover, ctx: ActionContext) -> None:
-        x, y, _ = await self._point(action, ctx)
+        x, y, _ = await self._targets.point(action, ctx)
         async with self._guard(action.describe(), self._opts.action_timeout_s):
             await self._mouse().move(x, y)
 
     async def _type(self, action: Type, ctx: ActionContext) -> None:
         target = action.element is not None or action.has_point()
         if target:
-            x, y, editable = await self._point(action, ctx, arm=True)
+            x, y, editable = await self._targets.point(action, ctx, arm=True)
             if not editable:
-                await self._disarm()
+                await self._targets.disarm()
                 raise ActionFailed(f"element [{action.element}] is not a text field")
         keyboard = self._tabs.current.page.keyboard
 
@@ -266,7 +227,7 @@ class Executor:
             if target:
                 await self._mouse().click(x, y)
                 if action.element is not None:
-                    missed = await self._disarm()
+                    missed = await self._targets.disarm()
                     if missed:  # the click was held back: type nowhere
                         raise stale(action.element, missed)
                 await keyboard.press("ControlOrMeta+a")
@@ -286,7 +247,7 @@ class Executor:
         page = self._tabs.current.page
         point = None
         if action.element is not None or action.has_point():
-            x, y, _ = await self._point(action, ctx)
+            x, y, _ = await self._targets.point(action, ctx)
             point = (x, y)
         async with self._guard(action.describe(), self._opts.action_timeout_s):
             if point is None:
@@ -302,11 +263,6 @@ class Executor:
 
     def _mouse(self) -> Any:
         return self._tabs.current.page.mouse
-
-    async def _disarm(self) -> str | None:
-        """Lift the press guard; what a held-back press would have reached (None: nothing)."""
-        found = await self._tabs.current.page.evaluate(ACT_JS, {"op": "disarm"})
-        return found.get("missed") if found else None
 
     # --- keyboard and forms -----------------------------------------------------------------
 

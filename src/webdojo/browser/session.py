@@ -192,7 +192,8 @@ class BrowserSession:
 
     async def step(self, action: Action, options: ObservationOptions) -> Observation:
         """Execute, then observe. Agent and env faults land in ``last_error``. The step's
-        deadline is the sum of both; the observation gets what the action left of it."""
+        deadline is the sum of both; the observation gets its own deadline, or less if the
+        action ran over (a page cut off after a timeout)."""
         start = time.perf_counter()
         deadline = action_deadline(action, self.options) + self.observe_deadline()
         error: WebdojoError | None = None
@@ -203,7 +204,7 @@ class BrowserSession:
         spent = time.perf_counter() - start
         timings = {"action": round(spent * 1000, 2)}
         try:
-            seconds = max(deadline - spent, 0.05)
+            seconds = max(min(deadline - spent, self.observe_deadline()), 0.05)
             return await self._observe_within(seconds, options, error, timings)
         except EnvError as exc:
             return self._bare_observation(error or exc, timings)

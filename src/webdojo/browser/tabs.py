@@ -40,6 +40,8 @@ class TabState:
         self.loads = 0  # main-frame load events so far
         self.commits = 0  # main-frame navigations committed (same-document ones included)
         self.aborts = 0  # main-frame navigations that ended without a load (failed, download)
+        self.requests = 0  # main-frame navigation requests sent (a page that does not answer
+        # without one since the action is busy, not loading: executor._check)
         self.crashed = False
         self.doc: str | None = None  # token of the document last seen (hooks.js); falsy =
         # unknown, or a document without hooks
@@ -175,6 +177,7 @@ class TabSet:
         page.on("dialog", self._on_dialog)
         page.on("download", lambda _d: self._on_download(tab, _d))
         page.on("requestfailed", lambda request: self._on_request_failed(tab, request))
+        page.on("request", lambda request: self._on_request(tab, request))
         return tab
 
     def drop(self, tab: TabState) -> None:
@@ -207,6 +210,11 @@ class TabSet:
 
     def _on_download(self, tab: TabState, download: Download) -> None:
         tab.bump("aborts")  # downloads are refused; the navigation that started one is over
+
+    def _on_request(self, tab: TabState, request: Request) -> None:
+        with contextlib.suppress(PlaywrightError):
+            if request.is_navigation_request() and request.frame == tab.page.main_frame:
+                tab.bump("requests")
 
     def _on_request_failed(self, tab: TabState, request: Request) -> None:
         with contextlib.suppress(PlaywrightError):
