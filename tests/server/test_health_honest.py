@@ -17,6 +17,7 @@ from _pool_fixtures import wait_until
 
 from webdojo.asgi import ThreadServer
 from webdojo.server.api.app import ServerSettings, create_app
+from webdojo.server.pool.base import PoolStats, WorkerStatus
 from webdojo.server.pool.inline import InlinePool
 from webdojo.tasks.loader import TaskSet
 
@@ -88,3 +89,40 @@ async def test_health_reports_a_killed_browser_until_it_is_back(
         fresh = await client.post("/v1/sessions", json={"start_url": f"{test_site}/plain.html"})
         assert fresh.status_code == 201
         await client.delete(f"/v1/sessions/{fresh.json()['session_id']}")
+
+
+class _StubPool(InlinePool):
+    """A pool that only reports stats (health reads nothing else)."""
+
+    def __init__(self, stats: PoolStats) -> None:
+        self._stats = stats
+
+    def stats(self) -> PoolStats:
+        return self._stats
+
+
+@pytest.mark.parametrize(
+    ("states", "status", "code"),
+    [
+        ([("ready", "alive"), ("ready", "alive")], "ok", 200),
+        ([("ready", "alive"), ("ready", "relaunching")], "degraded", 200),
+        ([("ready", "alive"), ("dead", "none")], "degraded", 200),
+        ([("dead", "none"), ("ready", "dead")], "down", 503),
+    ],
+)
+async def test_health_status_from_worker_states(
+    builtin_tasks: TaskSet, states: list[tuple[str, str]], status: str, code: int
+) -> None:
+    workers = {
+        f"w{i}": WorkerStatus(state, browser, 0) for i, (state, browser) in enumerate(states)
+    }
+    alive = sum(w.state == "ready" for w in workers.values())
+    pool = _StubPool(
+        PoolStats(workers=2, workers_alive=alive, sessions=0, restarts=0, by_worker=workers)
+    )
+    app = create_app(pool, builtin_tasks, ServerSettings(manage_pool=False))
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        answer = await client.get("/v1/health")
+    assert answer.status_code == code and answer.json()["status"] == status
+    assert [w["browser"] for w in answer.json()["by_worker"]] == [b for _, b in states]
