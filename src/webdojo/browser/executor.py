@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
@@ -200,14 +201,24 @@ class Executor:
     # --- pointer actions ------------------------------------------------------------------
 
     async def _click(self, action: Click, ctx: ActionContext) -> None:
-        x, y, _ = await self._targets.point(action, ctx, arm=True)
-        click = self._mouse().click
-        await self._interact(action.describe(), lambda: click(x, y), action.element)
+        await self._pointer_press(action, ctx, self._mouse().click)
 
     async def _double_click(self, action: DoubleClick, ctx: ActionContext) -> None:
-        x, y, _ = await self._targets.point(action, ctx, arm=True)
-        dblclick = self._mouse().dblclick
-        await self._interact(action.describe(), lambda: dblclick(x, y), action.element)
+        await self._pointer_press(action, ctx, self._mouse().dblclick)
+
+    async def _pointer_press(
+        self, action: Click | DoubleClick, ctx: ActionContext, press: Callable[..., Awaitable[None]]
+    ) -> None:
+        """A guarded press at the target; by element id, a press held back because the
+        element moved is tried once more after aiming (targets.py)."""
+        for aim in (False, True):
+            x, y, _ = await self._targets.point(action, ctx, arm=True, aim=aim)
+            try:
+                await self._interact(action.describe(), partial(press, x, y), action.element)
+                return
+            except StaleElement:
+                if aim or action.element is None:
+                    raise
 
     async def _hover(self, action: Hover, ctx: ActionContext) -> None:
         x, y, _ = await self._targets.point(action, ctx)
@@ -215,9 +226,18 @@ class Executor:
             await self._mouse().move(x, y)
 
     async def _type(self, action: Type, ctx: ActionContext) -> None:
+        for aim in (False, True):  # by element id: once more after aiming (as a click)
+            try:
+                await self._type_once(action, ctx, aim)
+                return
+            except StaleElement:
+                if aim or action.element is None:
+                    raise
+
+    async def _type_once(self, action: Type, ctx: ActionContext, aim: bool) -> None:
         target = action.element is not None or action.has_point()
         if target:
-            x, y, editable = await self._targets.point(action, ctx, arm=True)
+            x, y, editable = await self._targets.point(action, ctx, arm=True, aim=aim)
             if not editable:
                 await self._targets.disarm()
                 raise ActionFailed(f"element [{action.element}] is not a text field")

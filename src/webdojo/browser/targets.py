@@ -2,11 +2,12 @@
 
 An element id names the node registered by the last snapshot (dom.js), not a position: act.js
 ``locate`` finds the node where it stands now (scrolled into view, hit-tested). Moving the
-pointer there can itself move it (a hover menu opens or closes and shifts the layout), so
-``aim`` moves the pointer, finds the element again, and repeats until it stays put. With
+pointer there can itself move it (a hover menu opens or closes and shifts the layout). With
 ``arm``, the press that follows is guarded in the page (act.js ``arm``): a press, release or
 click that would reach another element is stopped before the page sees it, and the action
-raises ``StaleElement`` instead of acting on whatever now stands at the old position. An
+raises ``StaleElement`` instead of acting on whatever now stands at the old position. The
+executor then tries once more with ``aim``: move the pointer, find the element again, and
+repeat until it stays put; a second miss raises. An
 element no longer in the document is stale too; one covered by another is refused
 (``ActionFailed``, naming the cover); the cover is never clicked.
 """
@@ -39,14 +40,18 @@ class Targets:
         self._opts = options
 
     async def point(
-        self, action: PointerAction, ctx: ActionContext, arm: bool = False
+        self, action: PointerAction, ctx: ActionContext, arm: bool = False, aim: bool = True
     ) -> tuple[float, float, bool]:
         """Viewport pixels of the action's target and whether it is a text field (a point
-        target counts as one: we cannot tell). An element is aimed at (``aim``)."""
+        target counts as one: we cannot tell). An element is located, and with ``aim``
+        aimed at (the pointer moves first: a mouse move costs a frame, ~16 ms, so presses
+        aim only on their second try)."""
         if action.element is None:
             assert action.x is not None and action.y is not None
             x, y = to_viewport_pixels(action.x, action.y, action.space, ctx)
             return x, y, True
+        if not aim:
+            return await self.locate(action.element, arm)
         return await self.aim(action.element, arm)
 
     async def aim(self, element: int, arm: bool) -> tuple[float, float, bool]:
