@@ -19,7 +19,8 @@ The ``fault`` says who is to blame, which decides how a trainer should treat the
     │       ├── TextTooLong            text_too_long
     │       ├── BadKey                 bad_key
     │       ├── BadUrl                 bad_url
-    │       └── BadTab                 bad_tab
+    │       ├── BadTab                 bad_tab
+    │       └── StaleElement           stale_element (the element left or moved under the pointer)
     ├── EnvError                       fault=env
     │   ├── ActionTimeout              action_timeout
     │   ├── NavigationTimeout          navigation_timeout
@@ -468,3 +469,11 @@ def all_codes() -> dict[str, type[WebdojoError]]:
         found[cls.code] = cls
         stack.extend(cls.__subclasses__())
     return found
+
+
+class StaleElement(InvalidActionError):
+    """An action by element id whose element is gone from the page, or moved while the
+    pointer went to it (the press would have reached another element, so it was held back).
+    Nothing was done; observe again and use a fresh id."""
+
+    code = "stale_element"

@@ -109,7 +109,10 @@ async def test_action_timeout_then_next_action_works(host: BrowserHost, base_url
         )
         obs = await session.step(Click(x=600, y=350), ObservationOptions(screenshot=False))
         assert obs.last_error is not None and obs.last_error.code == "action_timeout"
-        await session.page.wait_for_function("document.getElementById('pt').textContent === 'late'")
+        # A page blocked past the deadline is cut off (hung.py): its script stopped, or its
+        # tab closed (a synchronous XHR cannot be interrupted). The session goes on.
+        assert "the page" in obs.last_error.message
+        await session.goto(base_url + "pointer.html")
         obs = await session.step(Click(element=(await ids(session))["count-btn"]), SHOT)
         assert obs.last_error is None and await text(session, "#count") == "1"
 

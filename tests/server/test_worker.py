@@ -118,7 +118,7 @@ def _note(order: list[str], name: str, _: object) -> None:
 
 
 async def test_per_op_queues_keep_steps_moving_while_creates_wait(site: Site) -> None:
-    config = WorkerConfig(create_limit=1, warm_contexts=0)
+    config = WorkerConfig(create_limit=1, warm_contexts=0, lend_after_s=None)  # strict FIFO
     async with Worker(config) as worker:
         session_id, _ = await worker.create(site.page(), FAST, SHOT)
         button = await count_button(worker, session_id)
@@ -147,7 +147,9 @@ async def test_per_op_queues_keep_steps_moving_while_creates_wait(site: Site) ->
 
 
 async def test_fifo_mode_queues_everything_behind_one_limit(site: Site) -> None:
-    config = WorkerConfig(queue_mode=QueueMode.FIFO, fifo_limit=1, warm_contexts=0)
+    config = WorkerConfig(
+        queue_mode=QueueMode.FIFO, fifo_limit=1, warm_contexts=0, lend_after_s=None
+    )
     async with Worker(config) as worker:
         session_id, _ = await worker.create(site.page(), FAST, SHOT)
         tasks = {

@@ -78,7 +78,7 @@
   }
 
   // A point inside the element that a click would actually reach, scrolling it on screen first.
-  function locate(id) {
+  function locate(id, armed) {
     const found = lookup(id);
     if (found.error) return found;
     const el = found.el;
@@ -98,13 +98,48 @@
         const x = b.x + b.w * f;
         const y = b.y + b.h * fy;
         if (x < 0 || y < 0 || x >= vw || y >= vh) continue;
-        if (hits(el, x, y)) return { x, y, editable: editable(el), tag: el.localName };
+        if (!hits(el, x, y)) continue;
+        if (armed) arm(el);
+        return { x, y, editable: editable(el), tag: el.localName };
       }
     }
     const x = Math.min(Math.max(b.x + b.w / 2, 0), vw - 1);
     const y = Math.min(Math.max(b.y + b.h / 2, 0), vh - 1);
     const cover = deepHit(x, y);
     return { error: "covered", cover: cover ? describe(cover) : "nothing" };
+  }
+
+  // Guard the next presses and clicks: one that would reach another element than the
+  // target (the layout moved under the pointer) is stopped before the page sees it, and
+  // recorded. Lifted by disarm (the executor's next read) or after two seconds.
+  const GUARDED = ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "dblclick",
+    "auxclick", "contextmenu"];
+  function arm(el) {
+    disarm();
+    const win = el.ownerDocument.defaultView;
+    const guard = { missed: null };
+    const onEvent = (e) => {
+      const t = e.composedPath()[0] || e.target;
+      if (t && t.nodeType === 1 && (within(el, t) || (t.localName === "label" && t.control === el) ||
+        (el.localName === "label" && t === el.control))) return;
+      if (!guard.missed) guard.missed = t && t.nodeType === 1 ? describe(t) : "nothing";
+      e.preventDefault();
+      e.stopImmediatePropagation();
+    };
+    for (const type of GUARDED) win.addEventListener(type, onEvent, true);
+    guard.off = () => { for (const type of GUARDED) win.removeEventListener(type, onEvent, true); };
+    const timer = setTimeout(guard.off, 2000);
+    const off = guard.off;
+    guard.off = () => { clearTimeout(timer); off(); };
+    st.guard = guard;
+  }
+
+  function disarm() {
+    const guard = st ? st.guard : null;
+    if (!guard) return null;
+    guard.off();
+    st.guard = null;
+    return guard.missed;
   }
 
   function describe(el) {
@@ -148,7 +183,8 @@
 
   // What this document has started so far (hooks.js counters) and which document it is.
   function check() {
-    return { navs: st ? st.navs : 0, popups: st ? st.popups : 0, submits: st ? st.submits : 0,
+    const missed = disarm();
+    return { missed, navs: st ? st.navs : 0, popups: st ? st.popups : 0, submits: st ? st.submits : 0,
       doc: st ? st.doc : null, ready: document.readyState, title: document.title,
       done: window.__webdojo_done === true }; // the page says its episode is over
   }
@@ -166,7 +202,8 @@
   }
 
   switch (args.op) {
-    case "locate": return locate(args.id);
+    case "locate": return locate(args.id, !!args.arm);
+    case "disarm": return { missed: disarm() };
     case "select": return select(args.id, args.option);
     case "scroll": return scrollPage(args.dx, args.dy);
     case "check": return check();

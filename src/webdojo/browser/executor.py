@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
@@ -30,7 +31,6 @@ from webdojo.actions import (
     Goto,
     Hover,
     NewTab,
-    PointerAction,
     Press,
     Scroll,
     Select,
@@ -38,18 +38,20 @@ from webdojo.actions import (
     TabFocus,
     Type,
     Wait,
-    to_viewport_pixels,
 )
 from webdojo.browser.dom import ACT_JS
 from webdojo.browser.guard import Guard, is_navigation_race
+from webdojo.browser.hung import unbusy
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.tabs import TabSet, TabState
+from webdojo.browser.targets import Targets, stale
 from webdojo.errors import (
     ActionFailed,
     ActionTimeout,
     BadTab,
     NavigationTimeout,
     PageCrashed,
+    StaleElement,
     UnknownElement,
 )
 
@@ -59,6 +61,7 @@ class Executor:
         self._tabs = tabs
         self._guard = guard
         self._opts = options
+        self._targets = Targets(tabs, guard, options)
 
     async def run(self, action: Action, ctx: ActionContext) -> None:
         handler: Callable[[Any, ActionContext], Awaitable[None]] = getattr(self, f"_{action.type}")
@@ -71,6 +74,7 @@ class Executor:
         on a timeout, cancel it so that the tab stays usable."""
         tab = self._tabs.current
         seconds = self._opts.navigation_timeout_s
+        await unbusy(tab)
         try:
             async with self._guard(what, seconds + 1, NavigationTimeout):
                 await start(int(seconds * 1000))
@@ -89,24 +93,34 @@ class Executor:
         if tab.crashed:
             raise PageCrashed(f"the page crashed during {what}")
 
-    async def _interact(self, what: str, act: Callable[[], Awaitable[None]]) -> None:
-        """Perform input, then wait for whatever it started (a page load, a popup)."""
+    async def _interact(
+        self, what: str, act: Callable[[], Awaitable[None]], element: int | None = None
+    ) -> None:
+        """Perform input, then wait for whatever it started (a page load, a popup). With an
+        ``element``, the input was guarded (act.js ``arm``): one held back raises."""
         tab = self._tabs.current
-        mark, opened = tab.mark(), self._tabs.opened
+        mark, opened, requests = tab.mark(), self._tabs.opened, tab.requests
         tab.title_hint = None
         async with self._guard(what, self._opts.action_timeout_s):
             await act()
-        await self.settle(tab, mark, opened, what)
+        missed = await self.settle(tab, mark, opened, what, requests)
+        if missed and element is not None:
+            raise stale(element, missed)
 
-    async def settle(self, tab: TabState, mark: tuple[int, int], opened: int, what: str) -> None:
-        """Wait for what the action started: a page load, a popup."""
-        found, navigated = await self._check(tab, what, "check")
+    async def settle(
+        self, tab: TabState, mark: tuple[int, int], opened: int, what: str, requests: int
+    ) -> str | None:
+        """Wait for what the action started: a page load, a popup. Returns what a guarded
+        press would have reached instead of its target (None: nothing was held back).
+        ``requests``: the tab's navigation requests before the action."""
+        found, navigated = await self._check(tab, what, "check", requests)
+        missed = found.get("missed") if found else None
         popup = submitted = False
         if found:
             navigated, popup, submitted = tab.note(found)
             tab.title_hint = found["title"]
         if submitted and not navigated:  # its navigation starts a task later
-            found, navigated = await self._check(tab, what, "check_later")
+            found, navigated = await self._check(tab, what, "check_later", requests)
             if found:
                 navigated = tab.note(found)[0]
                 tab.title_hint = found["title"]
@@ -116,8 +130,11 @@ class Executor:
         if popup and self._tabs.opened <= opened:
             await self._tabs.wait_for_page(opened, self._opts.popup_wait_s)
         await self.adopt_popup()
+        return missed
 
-    async def _check(self, tab: TabState, what: str, op: str) -> tuple[dict[str, Any] | None, bool]:
+    async def _check(
+        self, tab: TabState, what: str, op: str, requests: int
+    ) -> tuple[dict[str, Any] | None, bool]:
         """Read hooks.js's record of what the action started: (record, navigated).
 
         While a cross-document navigation waits for its response, Chromium answers no
@@ -127,7 +144,7 @@ class Executor:
         seconds = self._opts.navigation_timeout_s
         try:
             async with self._guard(f"{what} (loading)", seconds, NavigationTimeout):
-                return await self._read_check(tab, op)
+                return await self._read_unless_busy(tab, op, requests, what)
         except NavigationTimeout as exc:
             await tab.stop_loading()
             try:
@@ -140,6 +157,21 @@ class Executor:
             if raced or not (found and found.get("doc")) or tab.note(found)[0]:
                 raise
             raise ActionTimeout(f"{what} did not finish within {seconds:g} s") from exc
+
+    async def _read_unless_busy(
+        self, tab: TabState, op: str, requests: int, what: str
+    ) -> tuple[dict[str, Any] | None, bool]:
+        """The check, waited for up to the navigation deadline only while a navigation may
+        hold it: without a navigation request since the action, a page that does not answer
+        within the action deadline is busy (ActionTimeout, and hung.py cuts it off)."""
+        read = asyncio.ensure_future(self._read_check(tab, op))
+        try:
+            await asyncio.wait({read}, timeout=self._opts.action_timeout_s)
+            if not read.done() and tab.requests == requests:
+                raise ActionTimeout(f"the page does not respond after {what}")
+            return await read
+        finally:
+            read.cancel()
 
     async def _read_check(self, tab: TabState, op: str) -> tuple[dict[str, Any] | None, bool]:
         try:
@@ -166,60 +198,58 @@ class Executor:
             await tab.stop_loading()
             raise
 
-    # --- targets ------------------------------------------------------------------------
-
-    async def _point(self, action: PointerAction, ctx: ActionContext) -> tuple[float, float, bool]:
-        """Viewport pixels of the action's target and whether it is a text field (a point
-        target counts as one: we cannot tell)."""
-        if action.element is None:
-            assert action.x is not None and action.y is not None
-            x, y = to_viewport_pixels(action.x, action.y, action.space, ctx)
-            return x, y, True
-        return await self.locate(action.element)
-
-    async def locate(self, element: int) -> tuple[float, float, bool]:
-        async with self._guard(f"finding element [{element}]", self._opts.action_timeout_s):
-            found = await self._tabs.current.page.evaluate(ACT_JS, {"op": "locate", "id": element})
-        error = found.get("error")
-        if error == "unknown":
-            raise UnknownElement(
-                f"there is no element [{element}] on the current page; use an id from the "
-                "latest observation"
-            )
-        if error == "detached":
-            raise UnknownElement(f"element [{element}] is no longer on the page")
-        if error == "hidden":
-            raise ActionFailed(f"element [{element}] is not visible")
-        if error == "covered":
-            raise ActionFailed(f"element [{element}] is covered by {found['cover']}")
-        return found["x"], found["y"], found["editable"]
-
     # --- pointer actions ------------------------------------------------------------------
 
     async def _click(self, action: Click, ctx: ActionContext) -> None:
-        x, y, _ = await self._point(action, ctx)
-        await self._interact(action.describe(), lambda: self._mouse().click(x, y))
+        await self._pointer_press(action, ctx, self._mouse().click)
 
     async def _double_click(self, action: DoubleClick, ctx: ActionContext) -> None:
-        x, y, _ = await self._point(action, ctx)
-        await self._interact(action.describe(), lambda: self._mouse().dblclick(x, y))
+        await self._pointer_press(action, ctx, self._mouse().dblclick)
+
+    async def _pointer_press(
+        self, action: Click | DoubleClick, ctx: ActionContext, press: Callable[..., Awaitable[None]]
+    ) -> None:
+        """A guarded press at the target; by element id, a press held back because the
+        element moved is tried once more after aiming (targets.py)."""
+        for aim in (False, True):
+            x, y, _ = await self._targets.point(action, ctx, arm=True, aim=aim)
+            try:
+                await self._interact(action.describe(), partial(press, x, y), action.element)
+                return
+            except StaleElement:
+                if aim or action.element is None:
+                    raise
 
     async def _hover(self, action: Hover, ctx: ActionContext) -> None:
-        x, y, _ = await self._point(action, ctx)
+        x, y, _ = await self._targets.point(action, ctx)
         async with self._guard(action.describe(), self._opts.action_timeout_s):
             await self._mouse().move(x, y)
 
     async def _type(self, action: Type, ctx: ActionContext) -> None:
+        for aim in (False, True):  # by element id: once more after aiming (as a click)
+            try:
+                await self._type_once(action, ctx, aim)
+                return
+            except StaleElement:
+                if aim or action.element is None:
+                    raise
+
+    async def _type_once(self, action: Type, ctx: ActionContext, aim: bool) -> None:
         target = action.element is not None or action.has_point()
         if target:
-            x, y, editable = await self._point(action, ctx)
+            x, y, editable = await self._targets.point(action, ctx, arm=True, aim=aim)
             if not editable:
+                await self._targets.disarm()
                 raise ActionFailed(f"element [{action.element}] is not a text field")
         keyboard = self._tabs.current.page.keyboard
 
         async def act() -> None:
             if target:
                 await self._mouse().click(x, y)
+                if action.element is not None:
+                    missed = await self._targets.disarm()
+                    if missed:  # the click was held back: type nowhere
+                        raise stale(action.element, missed)
                 await keyboard.press("ControlOrMeta+a")
                 await keyboard.press("Delete")
             await keyboard.type(action.text)
@@ -237,7 +267,7 @@ class Executor:
         page = self._tabs.current.page
         point = None
         if action.element is not None or action.has_point():
-            x, y, _ = await self._point(action, ctx)
+            x, y, _ = await self._targets.point(action, ctx)
             point = (x, y)
         async with self._guard(action.describe(), self._opts.action_timeout_s):
             if point is None:
@@ -270,8 +300,10 @@ class Executor:
 
         await self._interact(action.describe(), act)
         error = result.get("error")
-        if error == "unknown" or error == "detached":
+        if error == "unknown":
             raise UnknownElement(f"there is no element [{action.element}] on the current page")
+        if error == "detached":
+            raise StaleElement(f"element [{action.element}] is no longer on the page")
         if error == "not_select":
             raise ActionFailed(f"element [{action.element}] is a <{result['tag']}>, not a <select>")
         if error == "no_option":

@@ -12,25 +12,29 @@ faults (``BrowserClosed``) and misuse (``StateError``) raise.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import re
 import time
+from collections.abc import Awaitable
 from enum import StrEnum
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from playwright.async_api import BrowserContext, Page
 
-from webdojo.actions import Action, ActionContext, check_action
+from webdojo.actions import Action, ActionContext, GoBack, GoForward, Goto, check_action
 from webdojo.browser.dom import ACT_JS
 from webdojo.browser.executor import Executor
 from webdojo.browser.guard import Guard
+from webdojo.browser.hung import SLACK_S, action_deadline, cut_off
 from webdojo.browser.observe import capture, error_info
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.tabs import TabSet
 from webdojo.errors import (
     ActionFailed,
+    ActionTimeout,
     AgentError,
     BrowserClosed,
     ConfigError,
@@ -57,6 +61,8 @@ if TYPE_CHECKING:
     from webdojo.cache.replayer import Replayer
 
 __all__ = ["BrowserSession", "SessionOptions", "SessionState"]
+
+T = TypeVar("T")
 
 SETUP_TIMEOUT_S = 30.0  # creating a context and its first page: slow only on a starved machine
 
@@ -162,6 +168,10 @@ class BrowserSession:
         preloaded, self.preloaded = self.preloaded, None
         if preloaded == url and self.state is SessionState.OPEN:
             return  # the warm pool loaded it (see ``preloaded``)
+        seconds = self.options.navigation_timeout_s
+        await self._bounded(f"opening {url}", seconds, self._goto(url), NavigationTimeout)
+
+    async def _goto(self, url: str) -> None:
         await self._prepare()
         self._element_ids = None  # ids of the previous page mean nothing on the new one
         page = self._tabs.current.page
@@ -178,27 +188,52 @@ class BrowserSession:
     async def execute(self, action: Action) -> None:
         """Validate and perform one action. ``stop`` does nothing (the env layer ends the
         episode). Raises webdojo errors only."""
+        seconds = action_deadline(action, self.options)
+        late = NavigationTimeout if isinstance(action, Goto | GoBack | GoForward) else ActionTimeout
+        await self._bounded(action.describe(), seconds, self._execute(action), late)
+
+    async def _execute(self, action: Action) -> None:
         await self._prepare()
         ctx = self.action_context()
         check_action(action, ctx)
         await self._executor.run(action, ctx)
 
     async def observe(self, options: ObservationOptions) -> Observation:
-        return await self._observe(options, None, {})
+        return await self._observe_within(self.observe_deadline(), options, None, {})
+
+    def observe_deadline(self) -> float:
+        """An observation's deadline (hung.py): longer when a new window must load first."""
+        popup = self.options.navigation_timeout_s if self._tabs.pending_popups() else 0.0
+        return self.options.action_timeout_s + popup
 
     async def step(self, action: Action, options: ObservationOptions) -> Observation:
-        """Execute, then observe. Agent and env faults land in ``last_error``."""
+        """Execute, then observe. Agent and env faults land in ``last_error``. The step's
+        deadline is the sum of both; the observation gets its own deadline, or less if the
+        action ran over (a page cut off after a timeout)."""
         start = time.perf_counter()
+        deadline = action_deadline(action, self.options) + self.observe_deadline()
         error: WebdojoError | None = None
         try:
             await self.execute(action)
         except (AgentError, EnvError) as exc:
             error = exc
-        timings = {"action": round((time.perf_counter() - start) * 1000, 2)}
+        spent = time.perf_counter() - start
+        timings = {"action": round(spent * 1000, 2)}
         try:
-            return await self._observe(options, error, timings)
+            seconds = max(min(deadline - spent, self.observe_deadline()), 0.05)
+            return await self._observe_within(seconds, options, error, timings)
         except EnvError as exc:
             return self._bare_observation(error or exc, timings)
+
+    async def _observe_within(
+        self,
+        seconds: float,
+        options: ObservationOptions,
+        error: WebdojoError | None,
+        timings: dict[str, float],
+    ) -> Observation:
+        work = self._observe(options, error, timings)
+        return await self._bounded("observing the page", seconds, work)
 
     async def _observe(
         self, options: ObservationOptions, error: WebdojoError | None, timings: dict[str, float]
@@ -237,6 +272,29 @@ class BrowserSession:
         )
         return self._with_downloads(observation)
 
+    async def _bounded(
+        self,
+        what: str,
+        seconds: float,
+        work: Awaitable[T],
+        timeout_error: type[EnvError] = ActionTimeout,
+    ) -> T:
+        """Run one whole operation under its deadline (hung.py); after a timeout, cut off the
+        page if it stopped answering, and say so in the error."""
+        try:
+            async with asyncio.timeout(seconds + SLACK_S):
+                return await work
+        except TimeoutError as exc:
+            message = f"{what} did not finish within {seconds:g} s"
+            error: EnvError = timeout_error(message, seconds=seconds)
+            cause: BaseException = exc
+        except (ActionTimeout, NavigationTimeout) as exc:
+            error, cause = exc, exc
+        done = await cut_off(self._tabs, self._tabs.current) if self._tabs.has_current() else None
+        if done is not None:
+            error = type(error)(f"{error.message}; {done}", **error.details)
+        raise error from cause
+
     # --- the end of an episode ------------------------------------------------------------
 
     async def final_state(self, answer: str | None) -> FinalState:
@@ -251,8 +309,10 @@ class BrowserSession:
             crashed = tab is not None  # no tab at all is the agent's doing: scored as it is
             return FinalState(url=tab.page.url if tab else "", answer=answer, crashed=crashed)
         args = {"op": "final", "maxText": self.options.final_text_chars}
-        async with self._guard("reading the final state", self.options.action_timeout_s):
-            raw = await tab.page.evaluate(ACT_JS, args)
+        seconds = self.options.action_timeout_s
+        what = "reading the final state"
+        async with self._guard(what, seconds + 1):  # the bound below comes first
+            raw = await self._bounded(what, seconds, tab.page.evaluate(ACT_JS, args))
         storage = {k: _parse_json(v) for k, v in raw["storage"].items()}
         return FinalState(
             url=tab.page.url, title=raw["title"], storage=storage, text=raw["text"], answer=answer

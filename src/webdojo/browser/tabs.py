@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from playwright.async_api import (
@@ -40,6 +40,8 @@ class TabState:
         self.loads = 0  # main-frame load events so far
         self.commits = 0  # main-frame navigations committed (same-document ones included)
         self.aborts = 0  # main-frame navigations that ended without a load (failed, download)
+        self.requests = 0  # main-frame navigation requests sent (a page that does not answer
+        # without one since the action is busy, not loading: executor._check)
         self.crashed = False
         self.doc: str | None = None  # token of the document last seen (hooks.js); falsy =
         # unknown, or a document without hooks
@@ -51,7 +53,8 @@ class TabState:
         self.title_hint: str | None = None
         self.page_done = False  # the page's done global, as last read (Observation.page_done)
         self.changed = asyncio.Event()  # set on each of the above; waiters clear it
-        self._cdp: CDPSession | None = None
+        self.cut = False  # its document hung once and had its script stopped (hung.py)
+        self._cdp: asyncio.Future[CDPSession] | None = None
 
     def note(self, found: dict[str, Any]) -> tuple[bool, bool, bool]:
         """Record a hooks.js reading (act.js ``check``). Returns what happened since the
@@ -108,14 +111,21 @@ class TabState:
         evaluate hangs while a browser-initiated navigation is pending, and screenshots then
         time out until the navigation is cancelled."""
         with contextlib.suppress(PlaywrightError, TimeoutError):
-            cdp = await self.cdp()
-            await asyncio.wait_for(cdp.send("Page.stopLoading"), 5)
+            await asyncio.wait_for((await self.cdp()).send("Page.stopLoading"), 5)
+
+    def attach_cdp(self) -> None:
+        """Open the page's own CDP session in the background, as soon as the tab exists: a
+        session attached once the page is busy in JavaScript gets no answer at all, not even
+        to ``Runtime.terminateExecution`` (hung.py)."""
+        if self._cdp is None:
+            self._cdp = asyncio.ensure_future(self.page.context.new_cdp_session(self.page))
+            self._cdp.add_done_callback(_retrieve)
 
     async def cdp(self) -> CDPSession:
-        """The page's own CDP session, made once and kept while the page lives."""
-        if self._cdp is None:
-            self._cdp = await self.page.context.new_cdp_session(self.page)
-        return self._cdp
+        """The page's CDP session (the caller sets the deadline; waiting does not cancel it)."""
+        self.attach_cdp()
+        assert self._cdp is not None
+        return await asyncio.shield(self._cdp)
 
 
 class TabSet:
@@ -143,9 +153,7 @@ class TabSet:
             return
         if len(self.tabs) >= self.max_tabs:
             self.refused += 1
-            task = asyncio.get_running_loop().create_task(_close_quietly(page))
-            self._closing.add(task)
-            task.add_done_callback(self._closing.discard)
+            self._spawn(_close_quietly(page))
             return
         self._new.append(self.attach(page))
 
@@ -158,6 +166,7 @@ class TabSet:
         if found is not None:
             return found
         tab = TabState(page)
+        tab.attach_cdp()
         self.tabs.append(tab)
         self.opened += 1
         self.page_event.set()
@@ -168,7 +177,19 @@ class TabSet:
         page.on("dialog", self._on_dialog)
         page.on("download", lambda _d: self._on_download(tab, _d))
         page.on("requestfailed", lambda request: self._on_request_failed(tab, request))
+        page.on("request", lambda request: self._on_request(tab, request))
         return tab
+
+    def drop(self, tab: TabState) -> None:
+        """Stop tracking a tab and close it in the background (a hung page takes about 0.5 s
+        to close: Chromium waits for its unload first)."""
+        self._on_close(tab)
+        self._spawn(_close_quietly(tab.page))
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
 
     def _on_close(self, tab: TabState) -> None:
         if tab not in self.tabs:
@@ -184,10 +205,16 @@ class TabSet:
 
     def _on_frame_navigated(self, tab: TabState, frame: Frame) -> None:
         if frame.parent_frame is None:
+            tab.cut = False  # a new document: its predecessor's hang says nothing about it
             tab.bump("commits")
 
     def _on_download(self, tab: TabState, download: Download) -> None:
         tab.bump("aborts")  # the navigation that started a download is over (downloads.py)
+
+    def _on_request(self, tab: TabState, request: Request) -> None:
+        with contextlib.suppress(PlaywrightError):
+            if request.is_navigation_request() and request.frame == tab.page.main_frame:
+                tab.bump("requests")
 
     def _on_request_failed(self, tab: TabState, request: Request) -> None:
         with contextlib.suppress(PlaywrightError):
@@ -242,6 +269,10 @@ class TabSet:
         self._on_close(tab)  # the close event may come later; this is idempotent
         await self.ensure_tab()
 
+    def pending_popups(self) -> bool:
+        """Whether the page opened a window that the next ``adopt_new`` will switch to."""
+        return any(not t.page.is_closed() for t in self._new)
+
     def adopt_new(self) -> TabState | None:
         """Make the newest popup the active tab; returns it (None if there was none)."""
         fresh = [t for t in self._new if not t.page.is_closed()]
@@ -292,3 +323,9 @@ class TabSet:
 async def _close_quietly(page: Page) -> None:
     with contextlib.suppress(PlaywrightError):
         await page.close()
+
+
+def _retrieve(future: asyncio.Future[CDPSession]) -> None:
+    """Read a background CDP attach's failure (a page closed at once), so it is not logged."""
+    if not future.cancelled():
+        future.exception()

@@ -42,6 +42,7 @@ from webdojo.server.api.protocol import (
     SessionCreated,
     StepRequest,
     StepResponse,
+    WorkerHealth,
 )
 from webdojo.server.api.registry import Registry
 from webdojo.server.api.service import SessionService
@@ -227,18 +228,35 @@ def _session_routes(app: FastAPI, service: SessionService) -> None:
 def _status_routes(app: FastAPI, service: SessionService, metrics: ServerMetrics) -> None:
     """Health (open to all) and Prometheus metrics."""
 
-    @app.get(f"{PREFIX}/health", response_model=Health)
-    async def health() -> Health:
-        """Liveness and capacity; the only route that needs no token."""
+    @app.get(
+        f"{PREFIX}/health",
+        response_model=Health,
+        responses={503: {"model": Health, "description": "down: no worker can take a session"}},
+    )
+    async def health(response: Response) -> Health:
+        """Liveness and capacity; the only route that needs no token. "ok" (200): every
+        worker ready with a live browser; "degraded" (200): some are dead or relaunching
+        their browser; "down" (503): none can take a session."""
         stats = service.pool.stats()
-        degraded = stats.workers_alive < stats.workers
+        workers = [
+            WorkerHealth(worker=name, state=w.state, browser=w.browser, sessions=w.sessions)
+            for name, w in stats.by_worker.items()
+        ]
+        healthy = sum(w.healthy for w in stats.by_worker.values())
+        if not stats.by_worker:  # a pool that does not report its workers: liveness only
+            healthy = stats.workers_alive
+        status = "ok" if healthy == stats.workers else "degraded" if healthy else "down"
+        if status == "down":
+            response.status_code = 503
         return Health(
-            status="degraded" if degraded else "ok",
+            status=status,
             version=VERSION,
             sessions=service.registry.live_count(),
             max_sessions=service.registry.max_sessions,
             workers=stats.workers,
             workers_alive=stats.workers_alive,
+            browsers_alive=sum(w.browser == "alive" for w in stats.by_worker.values()),
+            by_worker=workers,
         )
 
     @app.get(

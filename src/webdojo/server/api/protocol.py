@@ -171,10 +171,27 @@ class ErrorBody(_Wire):
     error: ErrorInfo
 
 
+class WorkerHealth(_Wire):
+    """One worker in ``/v1/health``."""
+
+    worker: str
+    state: str = Field(description='the worker: "ready", "starting", "dead" (being replaced)')
+    browser: str = Field(
+        description='its browser: "alive", "dead", "relaunching", "none" or "unknown"'
+    )
+    sessions: int
+
+
 class Health(_Wire):
-    status: str  # "ok" | "degraded"
+    """``status``: "ok" when every worker is ready with a live browser (HTTP 200);
+    "degraded" when some are not, e.g. right after a browser was killed, until it is
+    relaunched (HTTP 200: the server still takes sessions); "down" when none is (HTTP 503)."""
+
+    status: str  # "ok" | "degraded" | "down"
     version: str
     sessions: int
     max_sessions: int
     workers: int
     workers_alive: int
+    browsers_alive: int = 0  # workers whose browser is alive
+    by_worker: list[WorkerHealth] = Field(default_factory=list)

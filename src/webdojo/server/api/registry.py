@@ -74,6 +74,7 @@ class SessionRecord:
     last_seen: float = field(default_factory=time.monotonic)
     busy: int = 0  # requests in flight; a busy session is never reaped
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)  # one operation at a time
+    lost: SessionLost | None = None  # why the session was lost (its browser or its worker died)
 
     def replay(self, step_index: int) -> StepResponse | None:
         """The cached response when ``step_index`` is the last one done, None when it is the
@@ -97,6 +98,8 @@ class SessionRecord:
 
     def require_usable(self) -> None:
         if self.state is SessionState.LOST:
+            if self.lost is not None:  # say what the pool said: the browser or the worker died
+                raise SessionLost(f"{self.lost.message}; start a new session", **self.lost.details)
             raise SessionLost("the worker hosting this session died; start a new session")
 
     def record(self, response: StepResponse) -> None:

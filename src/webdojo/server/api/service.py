@@ -257,8 +257,9 @@ class SessionService:
         """Remember that a session was lost, so that later requests say so at once."""
         try:
             return await op
-        except SessionLost:
+        except SessionLost as exc:
             record.state = SessionState.LOST
+            record.lost = exc
             raise
 
 

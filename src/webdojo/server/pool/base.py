@@ -23,6 +23,19 @@ from webdojo.observation import FinalState, Observation, ObservationOptions
 
 
 @dataclass(frozen=True)
+class WorkerStatus:
+    """One worker as health reports it."""
+
+    state: str  # the worker: "ready", "starting", "dead" (being replaced) or "closed"
+    browser: str  # its browser: "alive", "dead", "relaunching", "none" or "unknown" (no news)
+    sessions: int
+
+    @property
+    def healthy(self) -> bool:
+        return self.state == "ready" and self.browser == "alive"
+
+
+@dataclass(frozen=True)
 class PoolStats:
     workers: int
     workers_alive: int
@@ -30,6 +43,7 @@ class PoolStats:
     restarts: int  # worker restarts since the pool started
     queue_depth: dict[str, int] = field(default_factory=dict)  # per operation type, all workers
     sessions_by_worker: dict[str, int] = field(default_factory=dict)
+    by_worker: dict[str, WorkerStatus] = field(default_factory=dict)  # for health
 
 
 class Pool(ABC):

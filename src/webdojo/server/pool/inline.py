@@ -17,13 +17,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from webdojo.actions import Action
 from webdojo.browser.options import SessionOptions
 from webdojo.errors import ActionTimeout, BrowserClosed, SessionLost, UnknownSession
 from webdojo.observation import FinalState, Observation, ObservationOptions
-from webdojo.server.pool.base import Pool, PoolStats
+from webdojo.server.pool.base import Pool, PoolStats, WorkerStatus
 from webdojo.server.worker.core import Worker, WorkerConfig, WorkerState
 
 WORKER_ID = "inline"
@@ -88,7 +88,14 @@ class InlinePool(Pool):
             restarts=stats["browser_restarts"],
             queue_depth=stats["queue_depth"],
             sessions_by_worker={WORKER_ID: stats["sessions"]},
+            by_worker={WORKER_ID: self._status(stats)},
         )
+
+    def _status(self, stats: dict[str, Any]) -> WorkerStatus:
+        running = self._worker.state is WorkerState.RUNNING
+        state = "ready" if running else self._worker.state.value
+        browser = stats["browser_state"] if running else "none"
+        return WorkerStatus(state=state, browser=browser, sessions=stats["sessions"])
 
     async def aclose(self) -> None:
         self._options.clear()
@@ -99,7 +106,7 @@ class InlinePool(Pool):
 
     def _session(self, session_id: str) -> SessionOptions:
         if session_id in self._lost:
-            raise SessionLost("the browser hosting this session died")
+            raise SessionLost("the browser hosting this session died", cause="browser_closed")
         options = self._options.get(session_id)
         if options is None:
             raise UnknownSession(f"the pool has no session {session_id}")
@@ -111,7 +118,9 @@ class InlinePool(Pool):
             return await self._guard(call(), operation, options)
         except BrowserClosed as exc:
             self._lost.add(session_id)
-            raise SessionLost(f"the browser hosting this session died: {exc.message}") from exc
+            raise SessionLost(
+                f"the browser hosting this session died: {exc.message}", cause="browser_closed"
+            ) from exc
 
     async def _guard(self, op: Awaitable[T], operation: str, options: SessionOptions) -> T:
         budget = self._worker.config.deadline_s(operation, options) + DEADLINE_SLACK_S

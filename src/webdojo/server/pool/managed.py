@@ -36,7 +36,7 @@ from webdojo.actions import Action
 from webdojo.browser.options import SessionOptions
 from webdojo.errors import BrowserClosed, InfraError, SessionLost, UnknownSession, WebdojoError
 from webdojo.observation import FinalState, Observation, ObservationOptions
-from webdojo.server.pool.base import Pool, PoolStats
+from webdojo.server.pool.base import Pool, PoolStats, WorkerStatus
 from webdojo.server.worker.config import RPC_MARGIN_S, WorkerConfig
 from webdojo.server.worker.handle import WorkerGone, WorkerHandle, WorkerTimeout
 from webdojo.server.worker.queues import Op
@@ -286,6 +286,7 @@ class ManagedPool(Pool, Generic[H]):
             restarts=self._restarts,
             queue_depth=depth,
             sessions_by_worker={s.name: len(s.sessions) for s in self._slots},
+            by_worker={s.name: _status(s) for s in self._slots},
         )
 
     async def worker_stats(self) -> dict[str, dict[str, Any]]:
@@ -333,7 +334,7 @@ class ManagedPool(Pool, Generic[H]):
     async def _call(self, placement: _Placement[H], method: str, *args: Any) -> Any:
         slot, generation, handle = placement.slot, placement.generation, placement.slot.handle
         if slot.generation != generation or not slot.alive or handle is None:
-            raise SessionLost(f"worker {slot.name} died; the session is gone")
+            raise SessionLost(f"worker {slot.name} died; the session is gone", cause="worker_died")
         timeout = self.config.worker.deadline_s(method, placement.options)
         timeout += self.config.rpc_margin_s
         try:
@@ -343,12 +344,22 @@ class ManagedPool(Pool, Generic[H]):
                 raise
             if method == "close":
                 return None  # the context went with its browser
-            raise SessionLost(f"the browser hosting this session died: {exc.message}") from exc
+            raise SessionLost(
+                f"the browser hosting this session died: {exc.message}", cause="browser_closed"
+            ) from exc
         except WorkerGone as exc:
             self._lost(slot, generation, "died")
-            raise SessionLost(f"worker {slot.name} died during {method}") from exc
+            raise SessionLost(
+                f"worker {slot.name} died during {method}", cause="worker_died"
+            ) from exc
         except WorkerTimeout as exc:
             self._lost(slot, generation, f"did not answer {method} within {timeout:g} s")
             raise SessionLost(
                 f"worker {slot.name} did not answer {method} in time; it was replaced"
             ) from exc
+
+
+def _status(slot: Slot[Any]) -> WorkerStatus:
+    """A worker's health: its slot's state, and its browser as of the last heartbeat."""
+    browser = slot.last_stats.get("browser_state", "unknown") if slot.alive else "none"
+    return WorkerStatus(state=slot.state.value, browser=browser, sessions=len(slot.sessions))

@@ -17,6 +17,8 @@ than ``max_browser_memory_mb`` (PSS, measured in the background), the active bro
 retired: it takes no new sessions, serves the ones it has, and is closed when the last one
 closes (draining), while a fresh browser takes the new sessions. A browser whose process died
 is retired the same way (DEAD): its sessions raise ``BrowserClosed`` until they are closed.
+A watchdog notices the death within ``WATCH_S`` and relaunches at once, without waiting for
+the next create, so that health (``browser_state``) goes back to "alive" on its own.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ from webdojo.server.worker.config import WorkerConfig
 
 _log = logging.getLogger(__name__)
 _WARM_UP = ObservationOptions(jpeg_quality=80)  # a warm page's first (unused) screenshot
+
+WATCH_S = 0.25  # how often the watchdog asks whether the active browser is still connected
 
 
 class BrowserState(StrEnum):
@@ -71,6 +75,7 @@ class Browsers:
         self._lock = asyncio.Lock()  # one launch / retirement at a time
         self._refill: asyncio.Task[None] | None = None
         self._monitor: asyncio.Task[None] | None = None
+        self._watchdog: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[None]] = set()
         self._procs = ProcessTree()
         self.counts: Counter[str] = Counter()
@@ -83,6 +88,7 @@ class Browsers:
         await self._ensure_active()
         self._schedule_refill()
         self._monitor = asyncio.create_task(self._measure_memory())
+        self._watchdog = asyncio.create_task(self._watch())
 
     async def open(
         self, options: SessionOptions, start_url: str | None = None
@@ -138,6 +144,22 @@ class Browsers:
             if self._active is None:
                 self._active = ManagedBrowser(await BrowserHost.launch(self._config.browser))
             return self._active
+
+    def browser_state(self) -> str:
+        """The active browser, for health: "alive"; "dead" (its process died, not replaced
+        yet); "relaunching" (a new one is being launched); "none" (closed)."""
+        active = self._active
+        if active is not None:
+            return "alive" if active.host.is_connected() else "dead"
+        return "relaunching" if self._lock.locked() else "none"
+
+    async def _watch(self) -> None:
+        """Replace a dead browser as soon as it is seen, not at the next create."""
+        while True:
+            await asyncio.sleep(WATCH_S)
+            active = self._active
+            if active is not None and not active.host.is_connected() and not self._lock.locked():
+                await self._replace_dead()
 
     async def _replace_dead(self) -> None:
         with contextlib.suppress(WebdojoError):
@@ -314,6 +336,7 @@ class Browsers:
         return {
             "browsers": len(self._retired) + (active is not None),
             "browsers_draining": sum(b.state is BrowserState.DRAINING for b in self._retired),
+            "browser_state": self.browser_state(),  # alive / dead / relaunching / none
             "warm_ready": len(active.warm) if active else 0,
             "contexts_created": self.counts["contexts_created"],
             "warm_hits": self.counts["warm_hits"],
@@ -328,7 +351,7 @@ class Browsers:
         }
 
     async def aclose(self) -> None:
-        for task in [self._refill, self._monitor, *self._background]:
+        for task in [self._refill, self._monitor, self._watchdog, *self._background]:
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, WebdojoError):

@@ -25,6 +25,9 @@ class WorkerConfig:
     observe_limit: int = 8  # concurrent observe / final_state calls
     fifo_limit: int | None = None  # FIFO mode's shared limit; None = the sum of the three above
     queue_timeout_s: float = 60.0  # longest wait for a slot before Overloaded (nothing was done)
+    # An operation still running this long gives its slot to the next waiter (queues.py): a
+    # session whose navigation hangs must not hold up the others. None = slots are never lent.
+    lend_after_s: float | None = 1.0
     warm_contexts: int = 2  # contexts + blank pages kept ready for new sessions (0 = none)
     # The context settings of warm contexts (the default viewport, locale...); a session asking
     # for other settings gets a cold context. Deadlines come from each session's own options.
@@ -46,6 +49,8 @@ class WorkerConfig:
                 raise ConfigError(f"{name} must be at least 1, not {getattr(self, name)}")
         if self.fifo_limit is not None and self.fifo_limit < 1:
             raise ConfigError(f"fifo_limit must be at least 1, not {self.fifo_limit}")
+        if self.lend_after_s is not None and self.lend_after_s <= 0:
+            raise ConfigError(f"lend_after_s must be positive or None, not {self.lend_after_s}")
         if self.warm_contexts < 0 or self.queue_timeout_s <= 0:
             raise ConfigError("warm_contexts must be >= 0 and queue_timeout_s > 0")
 

@@ -80,6 +80,7 @@ class Worker:
             self.config.limits(),
             self.config.shared_limit(),
             self.config.queue_timeout_s,
+            self.config.lend_after_s,
         )
         self._episodes: dict[str, _Episode] = {}
 
@@ -159,6 +160,7 @@ class Worker:
             "sessions": len(self._episodes),
             "queue_depth": self._queues.queued(),
             "running": self._queues.running(),
+            "overtime": self._queues.overtime(),  # running past lend_after_s, slot lent
             "completed": {op.value: self._queues.completed[op] for op in Op},
             **self._browsers.stats(),
         }

@@ -15,6 +15,14 @@ hold every slot while a fast in-page click waits behind them. Here the kinds are
 Waiting is bounded: an operation that waits longer than ``queue_timeout_s`` for a slot fails
 with ``Overloaded`` (retryable, nothing was done), so that a caller always hears back within
 the worker's deadline.
+
+Hung operations lend their slot. A limit bounds the work a worker does at once, but a
+navigation to a server that never answers does no work: it only waits out its deadline.
+Four of them held every create slot, and another session's goto waited 14 s (up to
+``queue_timeout_s``) behind them. So an operation still running ``lend_after_s`` after it
+got its slot gives the slot to the next waiter and runs on outside the limit ("overtime"),
+until its own deadline ends it. One session's hang then delays another session's operation
+by at most ``lend_after_s``; the limit still holds for operations that finish in time.
 """
 
 from __future__ import annotations
@@ -50,9 +58,12 @@ class Lane:
         self._slots = asyncio.Semaphore(limit)
         self.waiting: Counter[Op] = Counter()  # per kind: queued, not yet running
         self.running: Counter[Op] = Counter()
+        self.overtime: Counter[Op] = Counter()  # running, their slot lent to a waiter
 
     @asynccontextmanager
-    async def slot(self, op: Op, timeout_s: float) -> AsyncIterator[None]:
+    async def slot(
+        self, op: Op, timeout_s: float, lend_after_s: float | None = None
+    ) -> AsyncIterator[None]:
         self.waiting[op] += 1
         try:
             async with asyncio.timeout(timeout_s):
@@ -65,21 +76,43 @@ class Lane:
         finally:
             self.waiting[op] -= 1
         self.running[op] += 1
+        lent = False
+
+        def lend() -> None:
+            nonlocal lent
+            lent = True
+            self.overtime[op] += 1
+            self._slots.release()
+
+        timer = None
+        if lend_after_s is not None:
+            timer = asyncio.get_running_loop().call_later(lend_after_s, lend)
         try:
             yield
         finally:
             self.running[op] -= 1
-            self._slots.release()
+            if timer is not None:
+                timer.cancel()
+            if lent:
+                self.overtime[op] -= 1
+            else:
+                self._slots.release()
 
 
 class OpQueues:
     """Routes each Op to its lane (per-op mode) or to the one shared lane (FIFO mode)."""
 
     def __init__(
-        self, mode: QueueMode, limits: dict[Op, int], fifo_limit: int, timeout_s: float
+        self,
+        mode: QueueMode,
+        limits: dict[Op, int],
+        fifo_limit: int,
+        timeout_s: float,
+        lend_after_s: float | None = None,
     ) -> None:
         self.mode = mode
         self.timeout_s = timeout_s
+        self.lend_after_s = lend_after_s
         if mode is QueueMode.FIFO:
             shared = Lane("fifo", fifo_limit)
             self._lanes = {op: shared for op in Op}
@@ -90,7 +123,7 @@ class OpQueues:
     @asynccontextmanager
     async def slot(self, op: Op) -> AsyncIterator[None]:
         """Wait for a slot of ``op``'s lane, run the block in it, count the operation done."""
-        async with self._lanes[op].slot(op, self.timeout_s):
+        async with self._lanes[op].slot(op, self.timeout_s, self.lend_after_s):
             try:
                 yield
             finally:
@@ -102,3 +135,7 @@ class OpQueues:
 
     def running(self) -> dict[str, int]:
         return {op.value: self._lanes[op].running[op] for op in Op}
+
+    def overtime(self) -> dict[str, int]:
+        """Operations running past ``lend_after_s``, their slots lent to waiters."""
+        return {op.value: self._lanes[op].overtime[op] for op in Op}

@@ -1,0 +1,128 @@
+"""``/v1/health`` tells the truth after a browser is killed: not "ok" while the browser is
+dead or relaunching, "ok" again once it is back; and the killed browser's sessions say that
+their browser died (not their worker). A real server (the app under uvicorn in a thread, one
+in-process worker) and a real SIGKILL of its Chromium. No sleeps as assertions: health is
+polled until it changes."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from _pool_fixtures import wait_until
+
+from webdojo.asgi import ThreadServer
+from webdojo.server.api.app import ServerSettings, create_app
+from webdojo.server.pool.base import PoolStats, WorkerStatus
+from webdojo.server.pool.inline import InlinePool
+from webdojo.tasks.loader import TaskSet
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
+
+
+@pytest.fixture
+def served(builtin_tasks: TaskSet) -> Iterator[tuple[ThreadServer, InlinePool]]:
+    pool = InlinePool()
+    server = ThreadServer(create_app(pool, builtin_tasks, ServerSettings())).start()
+    yield server, pool
+    server.stop()
+
+
+def browser_pid(pool: InlinePool) -> int:
+    pids: list[int] = pool._worker.stats()["browser_pids"]
+    assert len(pids) == 1
+    return pids[0]
+
+
+async def test_health_reports_a_killed_browser_until_it_is_back(
+    served: tuple[ThreadServer, InlinePool], test_site: str
+) -> None:
+    server, pool = served
+    async with httpx.AsyncClient(base_url=server.url, timeout=60) as client:
+
+        async def health() -> tuple[int, dict[str, Any]]:
+            answer = await client.get("/v1/health")
+            return answer.status_code, answer.json()
+
+        code, body = await health()
+        assert code == 200 and body["status"] == "ok" and body["browsers_alive"] == 1
+        assert body["by_worker"] == [
+            {"worker": "inline", "state": "ready", "browser": "alive", "sessions": 0}
+        ]
+        created = await client.post("/v1/sessions", json={"start_url": f"{test_site}/plain.html"})
+        sid = created.json()["session_id"]
+        killed = browser_pid(pool)
+        os.kill(killed, signal.SIGKILL)
+
+        seen: list[tuple[int, dict[str, Any]]] = []
+
+        async def not_ok() -> bool:
+            seen.append(await health())
+            return seen[-1][1]["status"] != "ok"
+
+        await wait_until(not_ok, "health reports the dead browser")
+        code, body = seen[-1]
+        # One worker whose browser is dead or relaunching: none can take a session.
+        assert body["status"] == "down" and code == 503 and body["browsers_alive"] == 0
+        assert body["by_worker"][0]["browser"] in ("dead", "relaunching")
+
+        step = {"step_index": 0, "action": {"type": "scroll", "direction": "down"}}
+        for lost in [
+            await client.post(f"/v1/sessions/{sid}/step", json=step),
+            await client.post(f"/v1/sessions/{sid}/observe"),  # remembered as lost
+        ]:
+            error = lost.json()["error"]
+            assert lost.status_code == 503 and error["code"] == "session_lost"
+            assert "browser" in error["message"] and "worker" not in error["message"]
+            assert error["details"] == {"cause": "browser_closed"}
+        assert (await client.delete(f"/v1/sessions/{sid}")).status_code == 204
+
+        async def ok() -> bool:
+            return (await health())[1]["status"] == "ok"
+
+        await wait_until(ok, "health is ok again after the relaunch")
+        assert browser_pid(pool) != killed
+        fresh = await client.post("/v1/sessions", json={"start_url": f"{test_site}/plain.html"})
+        assert fresh.status_code == 201
+        await client.delete(f"/v1/sessions/{fresh.json()['session_id']}")
+
+
+class _StubPool(InlinePool):
+    """A pool that only reports stats (health reads nothing else)."""
+
+    def __init__(self, stats: PoolStats) -> None:
+        self._stats = stats
+
+    def stats(self) -> PoolStats:
+        return self._stats
+
+
+@pytest.mark.parametrize(
+    ("states", "status", "code"),
+    [
+        ([("ready", "alive"), ("ready", "alive")], "ok", 200),
+        ([("ready", "alive"), ("ready", "relaunching")], "degraded", 200),
+        ([("ready", "alive"), ("dead", "none")], "degraded", 200),
+        ([("dead", "none"), ("ready", "dead")], "down", 503),
+    ],
+)
+async def test_health_status_from_worker_states(
+    builtin_tasks: TaskSet, states: list[tuple[str, str]], status: str, code: int
+) -> None:
+    workers = {
+        f"w{i}": WorkerStatus(state, browser, 0) for i, (state, browser) in enumerate(states)
+    }
+    alive = sum(w.state == "ready" for w in workers.values())
+    pool = _StubPool(
+        PoolStats(workers=2, workers_alive=alive, sessions=0, restarts=0, by_worker=workers)
+    )
+    app = create_app(pool, builtin_tasks, ServerSettings(manage_pool=False))
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        answer = await client.get("/v1/health")
+    assert answer.status_code == code and answer.json()["status"] == status
+    assert [w["browser"] for w in answer.json()["by_worker"]] == [b for _, b in states]
