@@ -19,7 +19,8 @@ The ``fault`` says who is to blame, which decides how a trainer should treat the
     │       ├── TextTooLong            text_too_long
     │       ├── BadKey                 bad_key
     │       ├── BadUrl                 bad_url
-    │       └── BadTab                 bad_tab
+    │       ├── BadTab                 bad_tab
+    │       └── NetworkBlocked         blocked_by_policy (the session's network policy)
     ├── EnvError                       fault=env
     │   ├── ActionTimeout              action_timeout
     │   ├── NavigationTimeout          navigation_timeout
@@ -154,6 +155,14 @@ class BadUrl(InvalidActionError):
 
 class BadTab(InvalidActionError):
     code = "bad_tab"
+
+
+class NetworkBlocked(InvalidActionError):
+    """A navigation went to a host, address or scheme that the session's network policy
+    blocks (private ranges, metadata services, the deny list); the message names the host and
+    the rule."""
+
+    code = "blocked_by_policy"
 
 
 # --- environment faults -------------------------------------------------------------------

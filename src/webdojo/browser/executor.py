@@ -42,6 +42,7 @@ from webdojo.actions import (
 )
 from webdojo.browser.dom import ACT_JS
 from webdojo.browser.guard import Guard, is_navigation_race
+from webdojo.browser.netguard import NetGuard
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.tabs import TabSet, TabState
 from webdojo.errors import (
@@ -53,12 +54,19 @@ from webdojo.errors import (
     UnknownElement,
 )
 
+# how Chromium reports a tunnel the proxy refused, and the page it shows for a failed load
+_PROXY_REFUSED = "net::ERR_SOCKS_CONNECTION_FAILED"
+_ERROR_PAGE = "chrome-error://"
+
 
 class Executor:
-    def __init__(self, tabs: TabSet, guard: Guard, options: SessionOptions) -> None:
+    def __init__(
+        self, tabs: TabSet, guard: Guard, options: SessionOptions, net: NetGuard | None = None
+    ) -> None:
         self._tabs = tabs
         self._guard = guard
         self._opts = options
+        self._net = net  # the network policy's proxy: its blocks explain failed loads
 
     async def run(self, action: Action, ctx: ActionContext) -> None:
         handler: Callable[[Any, ActionContext], Awaitable[None]] = getattr(self, f"_{action.type}")
@@ -71,11 +79,17 @@ class Executor:
         on a timeout, cancel it so that the tab stays usable."""
         tab = self._tabs.current
         seconds = self._opts.navigation_timeout_s
+        mark = self._net.mark() if self._net else 0
         try:
             async with self._guard(what, seconds + 1, NavigationTimeout):
                 await start(int(seconds * 1000))
         except NavigationTimeout:
             await tab.stop_loading()
+            raise
+        except ActionFailed as exc:
+            blocked = self._net.error_since(mark, what) if self._net else None
+            if blocked is not None and _PROXY_REFUSED in str(exc):
+                raise blocked from exc
             raise
         tab.doc = None
 
@@ -93,10 +107,22 @@ class Executor:
         """Perform input, then wait for whatever it started (a page load, a popup)."""
         tab = self._tabs.current
         mark, opened = tab.mark(), self._tabs.opened
+        net_mark = self._net.mark() if self._net else 0
         tab.title_hint = None
         async with self._guard(what, self._opts.action_timeout_s):
             await act()
         await self.settle(tab, mark, opened, what)
+        self._raise_if_blocked(net_mark, what)
+
+    def _raise_if_blocked(self, mark: int, what: str) -> None:
+        """A page load that the policy refused shows Chromium's error page and raises nothing
+        by itself: say so, with the host and the rule, as the action's error."""
+        if self._net is None or not self._tabs.has_current():
+            return
+        if self._tabs.current.page.url.startswith(_ERROR_PAGE):
+            blocked = self._net.error_since(mark, what)
+            if blocked is not None:
+                raise blocked
 
     async def settle(self, tab: TabState, mark: tuple[int, int], opened: int, what: str) -> None:
         """Wait for what the action started: a page load, a popup."""
@@ -287,6 +313,8 @@ class Executor:
     # --- navigation -----------------------------------------------------------------------
 
     async def _goto(self, action: Goto, ctx: ActionContext) -> None:
+        if self._net is not None:
+            self._net.precheck(action.url)  # NetworkBlocked before anything is sent
         page = self._tabs.current.page
         await self.navigate(
             f"opening {action.url}", lambda ms: page.goto(action.url, wait_until="load", timeout=ms)
@@ -312,6 +340,8 @@ class Executor:
     # --- tabs -----------------------------------------------------------------------------
 
     async def _new_tab(self, action: NewTab, ctx: ActionContext) -> None:
+        if self._net is not None and action.url is not None:
+            self._net.precheck(action.url)  # refused before the tab opens
         async with self._guard("opening a new tab", self._opts.action_timeout_s):
             await self._tabs.new_tab()
         if action.url is not None:

@@ -26,6 +26,7 @@ from webdojo.actions import Action, ActionContext, check_action
 from webdojo.browser.dom import ACT_JS
 from webdojo.browser.executor import Executor
 from webdojo.browser.guard import Guard
+from webdojo.browser.netguard import NetGuard
 from webdojo.browser.observe import capture, error_info
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.tabs import TabSet
@@ -69,14 +70,21 @@ class SessionState(StrEnum):
 class BrowserSession:
     """Created by ``BrowserHost.new_session``; never reused across episodes."""
 
-    def __init__(self, host: BrowserHost, context: BrowserContext, options: SessionOptions):
+    def __init__(
+        self,
+        host: BrowserHost,
+        context: BrowserContext,
+        options: SessionOptions,
+        netguard: NetGuard | None = None,
+    ):
         self.options = options
+        self.netguard = netguard  # the proxy enforcing options.network (None: policy off)
         self._host = host
         self._context = context
         self._closed = False
         self._tabs = TabSet(context, options.max_tabs)
         self._guard = Guard(self._tabs, host.is_connected)
-        self._executor = Executor(self._tabs, self._guard, options)
+        self._executor = Executor(self._tabs, self._guard, options, netguard)
         self._element_ids: frozenset[int] | None = None
         self.replayer: Replayer | None = None  # set when the session replays an archive
         self.recording: tuple[RecordingSink, Recorder] | None = None  # set when it records
@@ -88,7 +96,7 @@ class BrowserSession:
         if options.context_key() != self.options.context_key():
             raise ConfigError("a warm session cannot change its viewport, locale or user agent")
         self.options = options
-        self._executor = Executor(self._tabs, self._guard, options)
+        self._executor = Executor(self._tabs, self._guard, options, self.netguard)
 
     async def _open(self) -> None:
         async with self._guard("opening the first tab", SETUP_TIMEOUT_S):
@@ -145,8 +153,12 @@ class BrowserSession:
 
     async def goto(self, url: str) -> None:
         """Open the episode's start URL in the active tab (trusted: not checked like an
-        agent's ``goto``). Raises ``NavigationTimeout``, ``ActionFailed``, ``PageCrashed``."""
+        agent's ``goto``; its origin is let through the network policy when it is a local
+        site). Raises ``NavigationTimeout``, ``ActionFailed``, ``NetworkBlocked`` (a redirect
+        to a blocked host), ``PageCrashed``."""
         await self._prepare()
+        if self.netguard is not None:
+            self.netguard.allow_start_url(url)
         self._element_ids = None  # ids of the previous page mean nothing on the new one
         page = self._tabs.current.page
         try:
@@ -252,6 +264,8 @@ class BrowserSession:
                 await self._context.close()
         except WebdojoError:
             pass
+        if self.netguard is not None:
+            await self.netguard.aclose()
 
     async def __aenter__(self) -> BrowserSession:
         return self
