@@ -220,3 +220,17 @@ def _matches(name: str, patterns: Iterable[str]) -> bool:
         if fnmatchcase(name, pattern) or (pattern.startswith("*.") and name == pattern[2:]):
             return True
     return False
+
+
+def policy_from_flags(
+    allow: tuple[str, ...] = (), deny: tuple[str, ...] = (), mode: str = "on"
+) -> NetworkPolicy:
+    """The policy of the ``--allow-host``/``--deny-host``/``--network-policy`` flags. An
+    allowed value with ``://`` is an origin (reachable even on loopback), else a host glob."""
+    if mode not in ("on", "off"):
+        raise ConfigError(f"--network-policy must be on or off, not {mode!r}")
+    origins = tuple(a for a in allow if "://" in a)
+    hosts = tuple(a for a in allow if "://" not in a)
+    return NetworkPolicy(
+        enabled=mode == "on", allow_origins=origins, allow_hosts=hosts, deny_hosts=deny
+    )
