@@ -61,6 +61,7 @@ class NetGuard:
         self._extra: set[tuple[str, int]] = set()  # origins allowed at run time
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._writers: set[asyncio.StreamWriter] = set()  # both ends of every open tunnel
         self.blocks: deque[Block] = deque(maxlen=_MAX_BLOCKS)
         self._seq = 0
         self.connections = 0  # connections let through (for tests and stats)
@@ -131,10 +132,12 @@ class NetGuard:
         if self._server is not None:
             self._server.close()
             self._server = None
+        for writer in list(self._writers):
+            writer.close()  # each tunnel's copies see EOF and end on their own
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=1.0)
         for task in list(self._tasks):
             task.cancel()
-        if self._tasks:
-            await asyncio.gather(*self._tasks, return_exceptions=True)
 
     # --- one connection ---------------------------------------------------------------------
 
@@ -142,16 +145,22 @@ class NetGuard:
         task = asyncio.current_task()
         assert task is not None
         self._tasks.add(task)
+        self._writers.add(writer)
         try:
             async with asyncio.timeout(_HANDSHAKE_TIMEOUT_S):
                 upstream = await self._handshake(reader, writer)
             if upstream is not None:
                 self.connections += 1
+                self._writers.add(upstream[1])
                 await _pipe(reader, writer, *upstream)
+                self._writers.discard(upstream[1])
         except (OSError, TimeoutError, asyncio.IncompleteReadError, ValueError):
             pass
+        except asyncio.CancelledError:
+            pass  # a handler of asyncio's server: its cancellation would be logged as an error
         finally:
             self._tasks.discard(task)
+            self._writers.discard(writer)
             writer.close()
 
     async def _handshake(
