@@ -14,6 +14,7 @@ evaluate more than a raw ``mouse.click`` (two when it targets an element id).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -57,6 +58,7 @@ from webdojo.errors import (
 # how Chromium reports a tunnel the proxy refused, and the page it shows for a failed load
 _PROXY_REFUSED = "net::ERR_SOCKS_CONNECTION_FAILED"
 _ERROR_PAGE = "chrome-error://"
+_ERROR_PAGE_WAIT_MS = 500  # after a refusal: how long a refused page load may take to show
 
 
 class Executor:
@@ -112,17 +114,27 @@ class Executor:
         async with self._guard(what, self._opts.action_timeout_s):
             await act()
         await self.settle(tab, mark, opened, what)
-        self._raise_if_blocked(net_mark, what)
+        await self._raise_if_blocked(net_mark, what)
 
-    def _raise_if_blocked(self, mark: int, what: str) -> None:
+    async def _raise_if_blocked(self, mark: int, what: str) -> None:
         """A page load that the policy refused shows Chromium's error page and raises nothing
-        by itself: say so, with the host and the rule, as the action's error."""
+        by itself: say so, with the host and the rule, as the action's error. The error page
+        can commit just after the action settled: with a refusal on record, wait briefly."""
         if self._net is None or not self._tabs.has_current():
             return
-        if self._tabs.current.page.url.startswith(_ERROR_PAGE):
-            blocked = self._net.error_since(mark, what)
-            if blocked is not None:
-                raise blocked
+        blocked = self._net.error_since(mark, what)
+        if blocked is None:
+            return
+        page = self._tabs.current.page
+        if not page.url.startswith(_ERROR_PAGE):
+            with contextlib.suppress(PlaywrightError):
+                await page.wait_for_url(
+                    lambda url: url.startswith(_ERROR_PAGE),
+                    wait_until="commit",
+                    timeout=_ERROR_PAGE_WAIT_MS,
+                )
+        if page.url.startswith(_ERROR_PAGE):
+            raise blocked
 
     async def settle(self, tab: TabState, mark: tuple[int, int], opened: int, what: str) -> None:
         """Wait for what the action started: a page load, a popup."""
