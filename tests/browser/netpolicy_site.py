@@ -48,6 +48,8 @@ PAGES: dict[str, str] = {
 AGENT_VECTORS = ("goto", "new_tab", "redirect_302", "redirect_307")
 # vectors whose failure must reach the agent as a NetworkBlocked error
 TOP_LEVEL = ("goto", "new_tab", "redirect_302", "redirect_307", "link_click", "blank_click")
+# vectors that navigate (or may, later): a late error page would race the next case's goto
+NAVIGATES = (*TOP_LEVEL, "meta_refresh", "js_location", "js_replace", "window_open", "form_post")
 
 
 class Counter:
