@@ -18,6 +18,7 @@ from webdojo.browser.netpolicy import (
     is_private,
     origin_key,
     parse_ipv4,
+    policy_from_flags,
 )
 from webdojo.browser.options import SessionOptions
 from webdojo.errors import ConfigError, NetworkBlocked
@@ -210,3 +211,14 @@ async def test_the_proxy_resolves_and_checks_every_address() -> None:
     finally:
         await guard.aclose()
         server.close()
+
+
+def test_cli_flags_make_a_policy() -> None:
+    policy = policy_from_flags(("*.example.com", "http://127.0.0.1:9000"), ("ads.example.com",))
+    assert policy.allow_hosts == ("*.example.com",)
+    assert policy.allow_origins == ("http://127.0.0.1:9000",)
+    assert policy.check("127.0.0.1", 9000).allowed
+    assert policy.check("ads.example.com", 443).rule == "deny list"
+    assert not policy_from_flags(mode="off").enabled
+    with pytest.raises(ConfigError, match="on or off"):
+        policy_from_flags(mode="maybe")

@@ -29,7 +29,7 @@ IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 # views, and documents made up by the page itself.
 DEFAULT_BLOCKED_SCHEMES = (
     "file", "filesystem", "chrome", "chrome-extension", "chrome-untrusted", "chrome-search",
-    "devtools", "view-source", "javascript", "data", "blob", "about-internal",
+    "devtools", "view-source", "javascript", "data",
 )  # fmt: skip
 # Names that mean this machine or a cloud metadata service whatever DNS answers for them.
 DEFAULT_BLOCKED_NAMES = (
@@ -89,7 +89,7 @@ class NetworkPolicy:
         host: str,
         port: int,
         addresses: Iterable[str] | None = None,
-        extra: frozenset = frozenset(),
+        extra: frozenset[tuple[str, int]] = frozenset(),
     ) -> Verdict:
         """Decide a connection to ``host:port``. ``addresses`` are what the host resolved to
         (None: decide on the name alone). ``extra`` holds (host, port) keys allowed at run
