@@ -58,9 +58,13 @@ async def _session(host: BrowserHost, url: str, policy: NetworkPolicy) -> Browse
     return session
 
 
+_CPU: dict[int, list[float]] = {}  # id(session) -> this process's CPU ms per load
+
+
 async def _load_ms(session: BrowserSession, url: str) -> float:
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     await session.execute(Goto(url=url))
+    _CPU.setdefault(id(session), []).append((time.process_time() - cpu) * 1000)
     return (time.perf_counter() - start) * 1000
 
 
@@ -80,6 +84,8 @@ async def main(loads: int) -> None:
                 sessions = (on_session, off_session) if i % 2 else (off_session, on_session)
                 first.append(await _load_ms(sessions[0], f"{url}?n={i}"))
                 second.append(await _load_ms(sessions[1], f"{url}?n={i}"))
+            cpu_on = statistics.median(_CPU[id(on_session)][3:])
+            cpu_off = statistics.median(_CPU[id(off_session)][3:])
     med_on, med_off = statistics.median(on), statistics.median(off)
     diffs = statistics.median(a - b for a, b in zip(on, off, strict=True))
     print(f"loads per mode: {len(on)}; page: 20 subresources + 1 MB image, keep-alive server")
@@ -88,6 +94,9 @@ async def main(loads: int) -> None:
     print(
         f"cost: {med_on - med_off:+.1f} ms per load ({med_on / med_off - 1:+.1%}); "
         f"median of paired differences {diffs:+.1f} ms"
+    )
+    print(
+        f"python CPU per load (Playwright client + proxy): on {cpu_on:.1f} ms, off {cpu_off:.1f} ms"
     )
 
 
