@@ -18,6 +18,7 @@ import socket
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import cast
 from urllib.parse import urlsplit
 
 from webdojo.browser.netpolicy import NetworkPolicy, Verdict, canonical_host, origin_key, parse_ip
@@ -237,8 +238,9 @@ async def _pipe(
     handed to ``_Relay`` protocols, which pass each chunk on as it arrives: no coroutine, no
     extra buffer per chunk, which halves the proxy's CPU next to stream reads and writes."""
     done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-    client, upstream = writer.transport, up_writer.transport
-    assert isinstance(client, asyncio.Transport) and isinstance(upstream, asyncio.Transport)
+    # (uvloop's transports have the same methods but are not asyncio.Transport subclasses)
+    client = cast(asyncio.Transport, writer.transport)
+    upstream = cast(asyncio.Transport, up_writer.transport)
     for source, sink in ((reader, upstream), (up_reader, client)):
         pending = bytes(source._buffer)  # type: ignore[attr-defined]  # read past the handshake
         if pending:
