@@ -13,7 +13,6 @@ that the session can name the host and the rule in a ``NetworkBlocked`` error.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import socket
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -146,6 +145,7 @@ class NetGuard:
         assert task is not None
         self._tasks.add(task)
         self._writers.add(writer)
+        upstream = None
         try:
             async with asyncio.timeout(_HANDSHAKE_TIMEOUT_S):
                 upstream = await self._handshake(reader, writer)
@@ -153,7 +153,6 @@ class NetGuard:
                 self.connections += 1
                 self._writers.add(upstream[1])
                 await _pipe(reader, writer, *upstream)
-                self._writers.discard(upstream[1])
         except (OSError, TimeoutError, asyncio.IncompleteReadError, ValueError):
             pass
         except asyncio.CancelledError:
@@ -162,6 +161,9 @@ class NetGuard:
             self._tasks.discard(task)
             self._writers.discard(writer)
             writer.close()
+            if upstream is not None:
+                self._writers.discard(upstream[1])
+                upstream[1].close()
 
     async def _handshake(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
@@ -183,10 +185,16 @@ class NetGuard:
             await _reply(writer, _REPLY_RULESET)
             return None
         for address in addresses:
-            with contextlib.suppress(OSError):
+            try:
                 upstream = await asyncio.open_connection(address, port)
+            except OSError:
+                continue
+            try:
                 await _reply(writer, _REPLY_OK)
-                return upstream
+            except BaseException:
+                upstream[1].close()  # the browser went away (or the handshake timed out)
+                raise
+            return upstream
         await _reply(writer, _REPLY_REFUSED if addresses else _REPLY_UNREACHABLE)
         return None
 
