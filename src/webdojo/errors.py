@@ -25,7 +25,9 @@ The ``fault`` says who is to blame, which decides how a trainer should treat the
     │   ├── ActionTimeout              action_timeout
     │   ├── NavigationTimeout          navigation_timeout
     │   ├── ActionFailed               action_failed
-    │   └── PageCrashed                page_crashed
+    │   ├── PageCrashed                page_crashed
+    │   ├── DownloadTooLarge           download_too_large (past the session's download bytes)
+    │   └── TooManyDownloads           too_many_downloads (past the session's download count)
     ├── InfraError                     fault=infra
     │   ├── ChromiumNotFound           chromium_not_found
     │   ├── BrowserClosed              browser_closed
@@ -193,6 +195,19 @@ class ActionFailed(EnvError):
 
 class PageCrashed(EnvError):
     code = "page_crashed"
+
+
+class DownloadTooLarge(EnvError):
+    """A page's download would pass the session's cap on download bytes; it was cancelled
+    (or deleted) and nothing of it stays on disk. Reported in ``Observation.downloads``."""
+
+    code = "download_too_large"
+
+
+class TooManyDownloads(EnvError):
+    """A page's download would pass the session's cap on downloaded files; refused."""
+
+    code = "too_many_downloads"
 
 
 class CacheMiss(EnvError):

@@ -2,7 +2,8 @@
 
 Every observation carries a screenshot (JPEG unless PNG is asked for), the URL, the title, the
 tab list, the dialogs that were auto-dismissed since the last step, and the previous action's
-error. On request it also carries:
+error, and the downloads that ended since the last step (kept or refused: ``downloads``). On
+request it also carries:
 
 * ``axtree``: accessibility-tree text in BrowserAgent's format, one ``[id] role 'name'`` line per
   node, consecutive static text merged; ``viewport`` mode keeps only what is on screen.
@@ -106,6 +107,18 @@ class ErrorInfo(BaseModel):
     details: dict[str, Any] | None = None
 
 
+class DownloadInfo(BaseModel):
+    """A download a page made: kept in the session's download directory, or refused (``error``
+    set, nothing kept)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str  # the file name the site suggested (on disk the file has a random name)
+    url: str
+    bytes: int  # size kept on disk; for a refused one, what had arrived when it was stopped
+    error: ErrorInfo | None = None  # download_too_large, too_many_downloads
+
+
 class Observation(BaseModel):
     # bytes travel as base64 in JSON (the wire protocol); in Python they stay raw bytes
     model_config = ConfigDict(
@@ -125,6 +138,7 @@ class Observation(BaseModel):
     last_error: ErrorInfo | None = None  # the previous action's error, if it failed
     page_done: bool = False  # the page says its episode is over (``PAGE_DONE_GLOBAL``)
     timings_ms: dict[str, float] = Field(default_factory=dict)  # capture cost per part
+    downloads: list[DownloadInfo] = Field(default_factory=list)  # ended since the last one
 
     def element_ids(self) -> frozenset[int] | None:
         return None if self.elements is None else frozenset(e.id for e in self.elements)

@@ -26,9 +26,15 @@ async def test_env_bench_runs_and_reports() -> None:
         "marks",
         "marks_pillow",
     }
+    # resets through the warm pool, beside the cold one, against raw resets timed in turn
+    assert set(result.pool) == {"reset_warm", "reset_warm_blank"}
+    assert result.pool_raw is not None and all(s.n == 2 for s in result.pool.values())
     data = json.loads(json.dumps(result.to_json()))
     assert set(data["ratio_p50"]) == set(STEPS) and data["target_ratio"] == 1.15
+    assert set(data["pool"]) == set(data["pool_ratio_p50"]) == set(result.pool)
+    assert data["warm_reset_target_ms"] == 50.0
     assert set(data["extras_added_p50_ms"]) == set(result.extras) - {"screenshot"}
     console = Console(record=True, width=120)
     console.print(env_bench_table(result))
-    assert "in-page step" in console.export_text()
+    text = console.export_text()
+    assert "in-page step" in text and "reset (cold)" in text and "reset (warm pool)" in text

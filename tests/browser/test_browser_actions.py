@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from browser_helpers import ids, text
 
@@ -160,12 +162,20 @@ async def test_same_document_navigation(session: BrowserSession, base_url: str) 
     assert obs.last_error is None and obs.url.endswith("nav.html#section")
 
 
-async def test_downloads_are_refused(session: BrowserSession, base_url: str) -> None:
+async def test_downloads_keep_the_page_and_are_reported(
+    session: BrowserSession, base_url: str
+) -> None:
     await session.goto(base_url + "nav.html")
+    reported = []
     for link in ("dl", "att"):  # a download attribute; a Content-Disposition: attachment
         obs = await session.step(Click(element=(await ids(session))[link]), SHOT)
         assert obs.last_error is None and obs.url == base_url + "nav.html", link
         assert len(obs.tabs) == 1
+        reported += obs.downloads
+    async with asyncio.timeout(10):  # they finish on their own time (test_isolation: more)
+        while len(reported) < 2:
+            reported += (await session.observe(SHOT)).downloads
+    assert all(d.error is None for d in reported) and "a.bin" in {d.name for d in reported}
 
 
 async def test_goto_back_forward(session: BrowserSession, base_url: str) -> None:

@@ -137,6 +137,16 @@ async def test_json_transport_works_too(app_server: ThreadServer, builtin_tasks:
         await session.aclose()  # idempotent on the client side
 
 
+async def test_msgpack_screenshots_arrive_as_bytes(env: HttpEnv, test_site: str) -> None:
+    """HttpEnv's default transport (msgpack): screenshots come back as the image's bytes."""
+    jpeg = ObservationOptions(jpeg_quality=80)
+    session, obs = await env.open_url(f"{test_site}/plain.html", jpeg)
+    after = await session.step(Scroll(direction="down"), jpeg)
+    for shot in (obs.screenshot, after.screenshot):
+        assert isinstance(shot, bytes) and shot[:2] == b"\xff\xd8"
+    await session.aclose()
+
+
 async def test_errors_come_back_typed(env: HttpEnv, builtin_tasks: TaskSet) -> None:
     bogus = _task(builtin_tasks, "shop.add-runner").model_copy(update={"id": "no.such-task"})
     with pytest.raises(UnknownTask):

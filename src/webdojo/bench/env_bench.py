@@ -7,7 +7,11 @@ In one run, on the same Chromium and the same local pages (127.0.0.1), it measur
 * ``reset``: a new context and page, open the start page, first screenshot;
 
 for raw Playwright (the floor: ``mouse.click`` + ``screenshot``) and for webdojo, and prints
-webdojo/raw for each (target <= 1.15). Raw and webdojo iterations are interleaved, and their
+webdojo/raw for each (target <= 1.15). Beside the cold reset it measures resets through a
+worker's warm pool (``Worker.create``, what ``webdojo serve`` does), where a warm context is
+ready: ``reset_warm`` with the start page loaded ahead (the pool preloads the latest start URL:
+a training run's episodes of one task) and ``reset_warm_blank`` with a warm blank page (an
+episode at another URL). Target: a warm reset <= 50 ms p50. Raw and webdojo iterations are interleaved, and their
 order alternates, so that background load hits both alike. Where psutil is installed it also
 reports CPU milliseconds per step of the whole process tree, which a busy machine does not
 distort the way it distorts wall times. Last, it reports what richer observations add to an
@@ -38,6 +42,7 @@ from webdojo.bench.env_runners import (
     RawRunner,
     WebdojoRunner,
     pillow_marks_ms,
+    pool_resets,
 )
 from webdojo.bench.pages import write_pages
 from webdojo.bench.static import StaticServer
@@ -46,6 +51,8 @@ from webdojo.observation import AxTreeMode, ObservationOptions
 
 TARGET_RATIO = 1.15  # webdojo may cost at most this much more than raw Playwright
 STEPS = ("in_page", "navigation", "reset")
+WARM_RESET_TARGET_MS = 50.0  # p50 of a reset through the warm pool, start page included
+POOL_RESETS = {"reset_warm": True, "reset_warm_blank": False}  # name: start page preloaded
 EXTRAS: dict[str, ObservationOptions] = {
     "screenshot": SHOT,  # the base the others are compared with
     "axtree_viewport": ObservationOptions(jpeg_quality=JPEG_QUALITY, axtree=AxTreeMode.VIEWPORT),
@@ -77,6 +84,10 @@ class EnvBenchResult:
     raw: dict[str, Stat] = field(default_factory=dict)  # by step name (STEPS)
     webdojo: dict[str, Stat] = field(default_factory=dict)
     extras: dict[str, Stat] = field(default_factory=dict)  # in-page step with richer observations
+    pool: dict[str, Stat] = field(
+        default_factory=dict
+    )  # resets through the warm pool (POOL_RESETS)
+    pool_raw: Stat | None = None  # raw Playwright's reset, timed in turn with the pool's
     # CPU milliseconds per step of the whole process tree (Python, driver, Chromium), by step
     # then "raw"/"webdojo": robust where wall times are not (a machine shared with others).
     cpu_ms: dict[str, dict[str, float]] = field(default_factory=dict)
@@ -89,6 +100,13 @@ class EnvBenchResult:
             for k in STEPS
             if k in self.raw and k in self.webdojo and self.raw[k].p50_ms > 0
         }
+
+    def pool_ratios(self) -> dict[str, float]:
+        """Warm-pool reset p50 / raw Playwright's reset p50 (timed in the same loop)."""
+        raw = self.pool_raw
+        if raw is None or raw.p50_ms <= 0:
+            return {}
+        return {k: round(v.p50_ms / raw.p50_ms, 3) for k, v in self.pool.items()}
 
     def added_ms(self) -> dict[str, float]:
         """What each richer observation adds to the screenshot-only in-page step (p50),
@@ -104,6 +122,10 @@ class EnvBenchResult:
             "raw": {k: asdict(v) for k, v in self.raw.items()},
             "webdojo": {k: asdict(v) for k, v in self.webdojo.items()},
             "ratio_p50": self.ratios(),
+            "pool": {k: asdict(v) for k, v in self.pool.items()},
+            "pool_raw_reset": None if self.pool_raw is None else asdict(self.pool_raw),
+            "pool_ratio_p50": self.pool_ratios(),
+            "warm_reset_target_ms": WARM_RESET_TARGET_MS,
             "extras": {k: asdict(v) for k, v in self.extras.items()},
             "extras_added_p50_ms": self.added_ms(),
             "cpu_ms_per_step": self.cpu_ms,
@@ -140,8 +162,10 @@ async def run_env_bench(
     config: BrowserConfig | None = None,
     options: SessionOptions | None = None,
     extras: bool = True,
+    pool: bool = True,
 ) -> EnvBenchResult:
-    """Run the benchmark (about 1 s per iteration on 2 cores) and return its figures."""
+    """Run the benchmark (about 1 s per iteration on 2 cores) and return its figures.
+    ``pool``: also the resets through a warm pool (two more browsers)."""
     options = options or SessionOptions()
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="webdojo-bench-") as tmp:
@@ -152,6 +176,9 @@ async def run_env_bench(
                     iterations=iterations, chromium=f"{host.version} ({host.executable})"
                 )
                 await _measure(host, server.url("a.html"), options, iterations, warmup, result)
+                if pool:
+                    url = server.url("a.html")
+                    await _measure_pool(host, config, url, options, iterations, result)
                 await _measure_cpu(host, server.url("a.html"), options, iterations, result)
                 if extras:
                     await _measure_extras(host, server.url("a.html"), options, iterations, result)
@@ -192,6 +219,19 @@ async def _measure(
     for name, (a_samples, b_samples) in samples.items():
         result.raw[name] = Stat.of(a_samples)
         result.webdojo[name] = Stat.of(b_samples)
+
+
+async def _measure_pool(
+    host: BrowserHost,
+    config: BrowserConfig | None,
+    start_url: str,
+    options: SessionOptions,
+    iterations: int,
+    result: EnvBenchResult,
+) -> None:
+    samples = await pool_resets(host, config, start_url, options, iterations, POOL_RESETS)
+    result.pool_raw = Stat.of(samples.pop("raw"))
+    result.pool = {name: Stat.of(values) for name, values in samples.items()}
 
 
 async def _measure_cpu(
@@ -274,7 +314,7 @@ def env_bench_table(result: EnvBenchResult) -> Table:
     for column in (*columns, "CPU/step raw", "CPU/step webdojo"):
         table.add_column(column, justify="left" if column == "measure" else "right")
     ratios = result.ratios()
-    labels = {"in_page": "in-page step", "navigation": "navigation step", "reset": "reset"}
+    labels = {"in_page": "in-page step", "navigation": "navigation step", "reset": "reset (cold)"}
     for name in STEPS:
         if name not in result.raw:
             continue
@@ -291,12 +331,30 @@ def env_bench_table(result: EnvBenchResult) -> Table:
             f"{cpu['raw']:.1f} ms" if "raw" in cpu else "",
             f"{cpu['webdojo']:.1f} ms" if "webdojo" in cpu else "",
         )
+    _pool_rows(table, result)
     added = result.added_ms()
     for name, stat in result.extras.items():
         delta = f"+{added[name]:.1f} ms" if name in added else "(base)"
         label = f"in-page, {name.replace('_', ' ')}"
         table.add_row(label, "", "", f"{stat.p50_ms:.1f} ms", f"{stat.p90_ms:.1f} ms", delta)
     return table
+
+
+def _pool_rows(table: Table, result: EnvBenchResult) -> None:
+    """Resets through the warm pool, against raw resets timed in the same loop; green where
+    the p50 meets ``WARM_RESET_TARGET_MS``."""
+    labels = {"reset_warm": "reset (warm pool)", "reset_warm_blank": "reset (warm, blank page)"}
+    raw, ratios = result.pool_raw, result.pool_ratios()
+    for name, stat in result.pool.items():
+        mark = "green" if stat.p50_ms <= WARM_RESET_TARGET_MS else "red"
+        table.add_row(
+            labels.get(name, name),
+            "" if raw is None else f"{raw.p50_ms:.1f} ms",
+            "" if raw is None else f"{raw.p90_ms:.1f} ms",
+            f"[{mark}]{stat.p50_ms:.1f} ms[/{mark}]",
+            f"{stat.p90_ms:.1f} ms",
+            f"{ratios[name]:.2f}" if name in ratios else "",
+        )
 
 
 def main(argv: list[str] | None = None) -> None:  # pragma: no cover - manual entry point

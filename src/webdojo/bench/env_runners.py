@@ -2,20 +2,26 @@
 
 ``RawRunner`` is minimal hand-written Playwright: what a careful user would write without
 webdojo (``mouse.click`` + ``screenshot``, ``expect_navigation`` around a navigating click).
-``WebdojoRunner`` does the same through ``BrowserSession.step``.
+``WebdojoRunner`` does the same through ``BrowserSession.step``. ``PoolRunner`` resets as
+``webdojo serve`` does: ``Worker.create`` with a warm pool (a context and page made ahead, and
+with ``preload`` the start page loaded ahead too), timed once a warm context is ready.
 """
 
 from __future__ import annotations
 
+import asyncio
 import io
 import time
+from collections.abc import Awaitable, Callable
 
 from playwright.async_api import Browser, Page
 
 from webdojo.actions import Click
 from webdojo.bench.pages import COUNTER_XY, LINK_XY
-from webdojo.browser import BrowserHost, BrowserSession, SessionOptions
+from webdojo.browser import BrowserConfig, BrowserHost, BrowserSession, SessionOptions
 from webdojo.observation import Element, ObservationOptions
+from webdojo.server.worker.config import WorkerConfig
+from webdojo.server.worker.core import Worker
 
 JPEG_QUALITY = 80
 SHOT = ObservationOptions(jpeg_quality=JPEG_QUALITY)
@@ -96,6 +102,88 @@ class WebdojoRunner:
         if self.session is not None:
             await self.session.aclose()
             self.session = None
+
+
+class PoolRunner:
+    """Resets through a worker's warm pool of one (its own browser). ``ready`` waits until the
+    pool holds a warm context again: the figure is a reset where one is available."""
+
+    def __init__(
+        self, options: SessionOptions, preload: bool, browser: BrowserConfig | None = None
+    ) -> None:
+        self._options = options
+        config = WorkerConfig(
+            warm_contexts=1,
+            warm_options=options,
+            warm_preload=preload,
+            browser=browser or BrowserConfig(),
+        )
+        self.worker = Worker(config)
+        self.session_id: str | None = None
+
+    async def start(self) -> None:
+        await self.worker.start()
+
+    async def ready(self, timeout_s: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout_s
+        while self.worker.stats()["warm_ready"] < 1:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the warm pool did not refill in time")
+            await asyncio.sleep(0.005)
+
+    async def reset(self, url: str) -> None:
+        self.session_id, _ = await self.worker.create(url, self._options, SHOT)
+
+    async def close(self) -> None:
+        if self.session_id is not None:
+            await self.worker.close(self.session_id)
+            self.session_id = None
+
+    async def aclose(self) -> None:
+        await self.close()
+        await self.worker.aclose()
+
+
+async def pool_resets(
+    host: BrowserHost,
+    config: BrowserConfig | None,
+    start_url: str,
+    options: SessionOptions,
+    iterations: int,
+    kinds: dict[str, bool],
+    warmup: int = 2,
+) -> dict[str, list[float]]:
+    """Milliseconds per reset through a warm pool, for each of ``kinds`` (name: preload), and
+    of a raw Playwright reset ("raw"), taking turns. A pool reset is timed once its worker has
+    a warm context ready (the refill is not timed, nor is closing the last episode, as for
+    the cold reset)."""
+    runners = {name: PoolRunner(options, preload, config) for name, preload in kinds.items()}
+    samples: dict[str, list[float]] = {name: [] for name in ("raw", *runners)}
+    raw = RawRunner(host.browser, options)
+    try:
+        for runner in runners.values():
+            await runner.start()
+        for i in range(warmup + iterations):
+            await raw.close()
+            took = {"raw": await _ms(raw.reset, start_url)}
+            for name, runner in runners.items():
+                await runner.close()
+                await runner.ready()
+                took[name] = await _ms(runner.reset, start_url)
+            if i >= warmup:
+                for name, ms in took.items():
+                    samples[name].append(ms)
+    finally:
+        await raw.close()
+        for runner in runners.values():
+            await runner.aclose()
+    return samples
+
+
+async def _ms(fn: Callable[[str], Awaitable[None]], url: str) -> float:
+    start = time.perf_counter()
+    await fn(url)
+    return (time.perf_counter() - start) * 1000
 
 
 def pillow_marks_ms(screenshot: bytes, elements: list[Element]) -> float:

@@ -3,7 +3,8 @@
 Each session gets a fresh browser context (cookies, storage, cache, tabs), never reused:
 contexts are cheap (~160 ms with the first page) next to a browser launch, and they isolate
 episodes completely. Service workers are blocked (they outlive pages and cache across
-navigations) and downloads are refused.
+navigations). Downloads land in a directory of the session's own, capped and removed with
+the session (``downloads.py``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from webdojo.browser.chromium import BrowserConfig, find_chromium
 from webdojo.browser.dom import HOOKS_JS
+from webdojo.browser.downloads import DownloadRoot
 from webdojo.browser.guard import first_line
 from webdojo.browser.netguard import NetGuard
 from webdojo.browser.options import SessionOptions
@@ -45,6 +47,7 @@ class BrowserHost:
         self._sessions: weakref.WeakSet[BrowserSession] = weakref.WeakSet()
         self._archives: dict[str, Archive] = {}  # opened once, shared by the sessions replaying
         self._closed = False
+        self.downloads = DownloadRoot(browser)  # every session's download directory
 
     @classmethod
     async def launch(cls, config: BrowserConfig | None = None) -> BrowserHost:
@@ -88,9 +91,10 @@ class BrowserHost:
         self, options: SessionOptions | None = None, proxy: dict[str, str] | None = None
     ) -> BrowserContext:
         """A bare context with webdojo's settings (viewport, locale, service workers blocked,
-        no downloads) and nothing else: what ``new_session`` builds on, and what tools that
-        drive Playwright themselves (recording, replay, benchmarks) take. The network policy
-        is ``new_session``'s: a bare context goes through ``proxy`` only when given one."""
+        downloads refused until a session gives it a directory) and nothing else: what
+        ``new_session`` builds on, and what tools that drive Playwright themselves (recording,
+        replay, benchmarks) take. The network policy is ``new_session``'s: a bare context goes
+        through ``proxy`` only when given one."""
         options = options or SessionOptions()
         if not self.is_connected():
             raise BrowserClosed("the browser is gone; launch a new BrowserHost")
@@ -139,6 +143,7 @@ class BrowserHost:
                 session.recording = (sink, sink.recorder())
                 await session.recording[1].attach(context)
             await session._open()
+            await session._watch_downloads(self.downloads)
         except BaseException:
             await session.aclose()
             raise
@@ -168,6 +173,7 @@ class BrowserHost:
             await asyncio.wait_for(self._browser.close(), 10)
         with contextlib.suppress(PlaywrightError, TimeoutError):
             await asyncio.wait_for(self._playwright.stop(), 10)
+        await self.downloads.aclose()
 
     async def __aenter__(self) -> BrowserHost:
         return self

@@ -25,6 +25,8 @@ class SessionOptions:
     color_scheme: Literal["light", "dark", "no-preference"] = "light"
     final_text_chars: int = 20_000  # cap on the page text kept in FinalState
     max_tabs: int = 10  # tabs per session; pages a site opens past it are closed at once
+    max_download_mb: float = 50.0  # bytes a session's downloads may hold on disk together
+    max_downloads: int = 20  # files a session may download; past either cap they are refused
     archive: str | None = None  # serve every request from this cache archive (no network)
     record: RecordSpec | None = None  # record every request into a cache archive
     # which hosts and schemes the browser may reach; on by default (private ranges blocked,
@@ -40,6 +42,8 @@ class SessionOptions:
             raise ConfigError("a session replays an archive or records one, not both")
         if self.max_tabs < 1:
             raise ConfigError(f"max_tabs must be at least 1, not {self.max_tabs}")
+        if self.max_download_mb < 0 or self.max_downloads < 0:
+            raise ConfigError("max_download_mb and max_downloads cannot be negative")
         for name in ("action_timeout_s", "navigation_timeout_s", "popup_wait_s"):
             if not getattr(self, name) > 0:
                 raise ConfigError(f"{name} must be positive, not {getattr(self, name)!r}")

@@ -52,6 +52,7 @@ _NETWORK_ERROR = re.compile(
 )
 
 if TYPE_CHECKING:
+    from webdojo.browser.downloads import DownloadRoot, SessionDownloads
     from webdojo.browser.host import BrowserHost
     from webdojo.cache.recorder import Recorder, RecordingSink
     from webdojo.cache.replayer import Replayer
@@ -88,6 +89,10 @@ class BrowserSession:
         self._element_ids: frozenset[int] | None = None
         self.replayer: Replayer | None = None  # set when the session replays an archive
         self.recording: tuple[RecordingSink, Recorder] | None = None  # set when it records
+        self.downloads: SessionDownloads | None = None  # its download directory (downloads.py)
+        # Set by a warm pool that loaded this start page ahead (in this unused context): the
+        # next ``goto`` to exactly this URL finds it loaded and does not load it again.
+        self.preloaded: str | None = None
 
     def adopt(self, options: SessionOptions) -> None:
         """Give a pre-created (warm) session its episode's options before first use. Only the
@@ -97,10 +102,18 @@ class BrowserSession:
             raise ConfigError("a warm session cannot change its viewport, locale or user agent")
         self.options = options
         self._executor = Executor(self._tabs, self._guard, options, self.netguard)
+        if self.downloads is not None:
+            self.downloads.set_caps(*_download_caps(options))
 
     async def _open(self) -> None:
         async with self._guard("opening the first tab", SETUP_TIMEOUT_S):
             await self._tabs.new_tab()
+
+    async def _watch_downloads(self, root: DownloadRoot) -> None:
+        """Let the context download into a directory of its own (before any page loads)."""
+        async with self._guard("setting up downloads", SETUP_TIMEOUT_S):
+            page_cdp = await self._tabs.current.cdp()  # kept: stop_loading uses it too
+            self.downloads = await root.attach(page_cdp, *_download_caps(self.options))
 
     async def _add_init_script(self, script: str) -> None:
         async with self._guard("installing the page hooks", SETUP_TIMEOUT_S):
@@ -156,9 +169,12 @@ class BrowserSession:
         agent's ``goto``; its origin is let through the network policy when it is a local
         site). Raises ``NavigationTimeout``, ``ActionFailed``, ``NetworkBlocked`` (a redirect
         to a blocked host), ``PageCrashed``."""
-        await self._prepare()
         if self.netguard is not None:
             self.netguard.allow_start_url(url)
+        preloaded, self.preloaded = self.preloaded, None
+        if preloaded == url and self.state is SessionState.OPEN:
+            return  # the warm pool loaded it (see ``preloaded``)
+        await self._prepare()
         self._element_ids = None  # ids of the previous page mean nothing on the new one
         page = self._tabs.current.page
         try:
@@ -208,7 +224,11 @@ class BrowserSession:
             self._tabs, self._guard, self.options, options, last_error=error, timings=timings
         )
         self._element_ids = result.element_ids
-        return result.observation
+        return self._with_downloads(result.observation)
+
+    def _with_downloads(self, observation: Observation) -> Observation:
+        ended = self.downloads.drain() if self.downloads is not None else []
+        return observation.model_copy(update={"downloads": ended}) if ended else observation
 
     def _bare_observation(self, error: WebdojoError, timings: dict[str, float]) -> Observation:
         """What can be said without touching the page (it crashed or does not answer)."""
@@ -217,7 +237,7 @@ class BrowserSession:
             Tab(index=i, url=t.page.url, title="", active=t is self._tabs.current)
             for i, t in enumerate(self._tabs.tabs)
         ]
-        return Observation(
+        observation = Observation(
             url=self._tabs.current.page.url if self._tabs.has_current() else "",
             title="",
             tabs=tabs,
@@ -227,6 +247,7 @@ class BrowserSession:
             last_error=error_info(error),
             timings_ms=timings,
         )
+        return self._with_downloads(observation)
 
     # --- the end of an episode ------------------------------------------------------------
 
@@ -264,8 +285,11 @@ class BrowserSession:
                 await self._context.close()
         except WebdojoError:
             pass
-        if self.netguard is not None:
-            await self.netguard.aclose()
+        finally:  # the files go even when the browser is dead
+            if self.downloads is not None:
+                await self.downloads.aclose()
+            if self.netguard is not None:
+                await self.netguard.aclose()
 
     async def __aenter__(self) -> BrowserSession:
         return self
@@ -277,6 +301,10 @@ class BrowserSession:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+def _download_caps(options: SessionOptions) -> tuple[int, int]:
+    return int(options.max_download_mb * 1024 * 1024), options.max_downloads
 
 
 def _parse_json(value: str) -> Any:

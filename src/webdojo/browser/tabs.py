@@ -108,9 +108,14 @@ class TabState:
         evaluate hangs while a browser-initiated navigation is pending, and screenshots then
         time out until the navigation is cancelled."""
         with contextlib.suppress(PlaywrightError, TimeoutError):
-            if self._cdp is None:
-                self._cdp = await self.page.context.new_cdp_session(self.page)
-            await asyncio.wait_for(self._cdp.send("Page.stopLoading"), 5)
+            cdp = await self.cdp()
+            await asyncio.wait_for(cdp.send("Page.stopLoading"), 5)
+
+    async def cdp(self) -> CDPSession:
+        """The page's own CDP session, made once and kept while the page lives."""
+        if self._cdp is None:
+            self._cdp = await self.page.context.new_cdp_session(self.page)
+        return self._cdp
 
 
 class TabSet:
@@ -182,7 +187,7 @@ class TabSet:
             tab.bump("commits")
 
     def _on_download(self, tab: TabState, download: Download) -> None:
-        tab.bump("aborts")  # downloads are refused; the navigation that started one is over
+        tab.bump("aborts")  # the navigation that started a download is over (downloads.py)
 
     def _on_request_failed(self, tab: TabState, request: Request) -> None:
         with contextlib.suppress(PlaywrightError):

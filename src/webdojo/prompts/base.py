@@ -157,6 +157,11 @@ def notices(observation: Observation, error: ErrorInfo | None) -> list[str]:
     if error is not None:
         out.append(f"Your previous action did not work: {error_text(error)}")
     out.extend(f"A page dialog was dismissed automatically: {d!r}" for d in observation.dialogs)
+    for d in observation.downloads:
+        if d.error is None:
+            out.append(f"The page downloaded a file: {d.name!r} ({d.bytes} bytes)")
+        else:
+            out.append(f"The page's download {d.name!r} was refused: {error_text(d.error)}")
     return out
 
 

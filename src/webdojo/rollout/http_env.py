@@ -16,7 +16,8 @@ until its lease runs out). A create answered 429 waits for Retry-After, up to
 ``overload_wait_s``. After that, failures raise ``ServerUnavailable`` (infra, retryable).
 
 Responses come as msgpack (raw screenshot bytes) unless ``transport="json"``; see
-``webdojo.server.api.transport`` for why.
+``webdojo.server.api.transport`` for why. Requests travel on ``http_wire.WireClient``
+(persistent connections, a fraction of httpx's CPU per request: see that module).
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ import time
 from types import TracebackType
 from typing import Any, Literal, TypeVar
 
-import httpx
 from pydantic import BaseModel
 
 from webdojo.actions import Action
@@ -44,6 +44,7 @@ from webdojo.errors import (
     all_codes,
 )
 from webdojo.observation import FinalState, Observation, ObservationOptions
+from webdojo.rollout.http_wire import WireClient, WireError, WireResponse
 from webdojo.server.api.protocol import (
     CreateSessionRequest,
     ErrorBody,
@@ -63,7 +64,7 @@ _CODES = all_codes()
 _GONE = (SessionClosed, SessionExpired, UnknownSession, SessionLost)  # nothing left to close
 
 
-def error_from_response(response: httpx.Response) -> WebdojoError:
+def error_from_response(response: WireResponse) -> WebdojoError:
     """The webdojo error an error response stands for (its class chosen by the code)."""
     try:
         info = ErrorBody.model_validate_json(response.content).error
@@ -97,11 +98,8 @@ class HttpEnv:
         headers = {"accept": MSGPACK if transport == "msgpack" else JSON}
         if token:
             headers["authorization"] = f"Bearer {token}"
-        limits = httpx.Limits(
-            max_connections=max_connections, max_keepalive_connections=max_connections
-        )
-        self.client = httpx.AsyncClient(
-            base_url=base_url.rstrip("/"), headers=headers, timeout=timeout_s, limits=limits
+        self.client = WireClient(
+            base_url, headers, timeout_s=timeout_s, max_connections=max_connections
         )
         self.retries = retries
         self.backoff_s = backoff_s
@@ -174,7 +172,7 @@ class HttpEnv:
 
     async def request(
         self, method: str, path: str, body: BaseModel | None = None, *, idempotent: bool
-    ) -> httpx.Response:
+    ) -> WireResponse:
         """Send one request, retrying transport failures where that is safe; an error
         response raises its webdojo error."""
         content = None if body is None else body.model_dump_json(exclude_none=True).encode()
@@ -182,11 +180,10 @@ class HttpEnv:
         for attempt in range(self.retries + 1):
             try:
                 response = await self.client.request(method, path, content=content, headers=headers)
-            except httpx.TransportError as exc:
-                never_sent = isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
-                if attempt == self.retries or not (idempotent or never_sent):
+            except WireError as exc:
+                if attempt == self.retries or (exc.sent and not idempotent):
                     raise ServerUnavailable(
-                        f"{method} {path} failed: {type(exc).__name__}: {exc}",
+                        f"{method} {path} failed: {exc}",
                         attempts=attempt + 1,
                     ) from exc
                 await asyncio.sleep(self.backoff_s * 2**attempt)

@@ -22,12 +22,12 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
-from fastapi import FastAPI, Header, Response
+from fastapi import FastAPI, Header, Request, Response
 from fastapi.responses import Response as RawResponse
 
 from webdojo.browser.options import SessionOptions
 from webdojo.observation import Observation
-from webdojo.server.api import http_errors
+from webdojo.server.api import http_errors, request_body
 from webdojo.server.api.metrics import CONTENT_TYPE, ServerMetrics
 from webdojo.server.api.middleware import BearerAuth, BodyLimit
 from webdojo.server.api.protocol import (
@@ -80,20 +80,38 @@ class ServerSettings:
         return max(0.05, min(self.idle_ttl_s / 4, 10.0))
 
 
-_ERRORS: dict[int | str, dict[str, Any]] = {
-    status: {"model": ErrorBody, "description": text}
-    for status, text in {
-        401: "missing or wrong bearer token",
-        404: "unknown session",
-        409: "state error: wrong step index, step after done, session closed",
-        410: "the session's idle lease expired",
-        413: "body too large",
-        422: "invalid request or action",
-        429: "overloaded (see Retry-After)",
-        502: "environment fault (the website)",
-        503: "infrastructure fault (session lost, browser gone)",
-    }.items()
+_ERROR_TEXT = {
+    401: "missing or wrong bearer token",
+    404: "unknown session",
+    409: "state error: wrong step index, step after done, session closed",
+    410: "the session's idle lease expired",
+    413: "body too large",
+    422: "invalid request or action (a body that is not JSON, not UTF-8, nested too deeply...)",
+    429: "overloaded (see Retry-After)",
+    500: "a webdojo bug",
+    502: "environment fault (the website)",
+    503: "infrastructure fault (session lost, browser gone)",
 }
+_ERROR_HEADERS = {
+    401: {"WWW-Authenticate": {"schema": {"type": "string"}}},
+    429: {"Retry-After": {"schema": {"type": "string"}, "description": "seconds to wait"}},
+}
+
+
+def _errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The error responses a route can give, for its OpenAPI entry: all an ``ErrorBody``."""
+    return {
+        status: {"model": ErrorBody, "description": _ERROR_TEXT[status]}
+        | ({"headers": _ERROR_HEADERS[status]} if status in _ERROR_HEADERS else {})
+        for status in statuses
+    }
+
+
+# what each kind of route can answer besides its success (401 only where a token is set)
+_CREATE_ERRORS = _errors(401, 413, 422, 429, 502, 503)
+_SESSION_ERRORS = _errors(401, 404, 409, 410, 413, 422, 429, 502, 503)
+_CLOSE_ERRORS = _errors(401, 404, 409, 410, 413, 503)
+_BODIES = (CreateSessionRequest, StepRequest, ObserveRequest, FinalStateRequest)
 Accept = Annotated[str | None, Header()]  # JSON or msgpack (see transport.py)
 _BINARY: dict[str, Any] = {
     "content": {JSON: {}, MSGPACK: {}}
@@ -131,13 +149,14 @@ def create_app(pool: Pool, task_set: TaskSet, settings: ServerSettings | None = 
         title="webdojo environment server",
         version=VERSION,
         lifespan=lifespan,
-        responses=_ERRORS,
+        responses=_errors(500),  # any route, on a bug
     )
     app.state.service = service
     app.state.metrics = metrics
     http_errors.install(app, metrics)
     _session_routes(app, service)
     _status_routes(app, service, metrics)
+    request_body.publish(app, _BODIES)
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes, on_error=metrics.error)
     if settings.token:
         app.add_middleware(BearerAuth, token=settings.token, on_error=metrics.error)
@@ -147,47 +166,58 @@ def create_app(pool: Pool, task_set: TaskSet, settings: ServerSettings | None = 
 def _session_routes(app: FastAPI, service: SessionService) -> None:
     """The routes of ``/v1/sessions``: create, step, observe, final state, close."""
 
+    # bodies are read by request_body (strict JSON), so they are declared in openapi_extra
     @app.post(
         f"{PREFIX}/sessions",
         response_model=SessionCreated,
         status_code=201,
-        responses={201: _BINARY},
+        responses={201: _BINARY, **_CREATE_ERRORS},
+        openapi_extra=request_body.doc(CreateSessionRequest),
     )
-    async def create_session(req: CreateSessionRequest, accept: Accept = None) -> Response:
+    async def create_session(request: Request, accept: Accept = None) -> Response:
         """Open a fresh browser context at a task's start page or a URL; the first observation."""
+        req = await request_body.read(request, CreateSessionRequest)
+        assert req is not None
         return respond(await service.create(req), accept, status=201)
 
     @app.post(
         f"{PREFIX}/sessions/{{session_id}}/step",
         response_model=StepResponse,
-        responses={200: _BINARY},
+        responses={200: _BINARY, **_SESSION_ERRORS},
+        openapi_extra=request_body.doc(StepRequest),
     )
-    async def step(session_id: str, req: StepRequest, accept: Accept = None) -> Response:
+    async def step(session_id: str, request: Request, accept: Accept = None) -> Response:
         """One action (or model text and its format). Re-sending the last step_index replays
         the last response without acting again."""
+        req = await request_body.read(request, StepRequest)
+        assert req is not None
         return respond(await service.step(session_id, req), accept)
 
     @app.post(
         f"{PREFIX}/sessions/{{session_id}}/observe",
         response_model=Observation,
-        responses={200: _BINARY},
+        responses={200: _BINARY, **_SESSION_ERRORS},
+        openapi_extra=request_body.doc(ObserveRequest, required=False),
     )
-    async def observe(
-        session_id: str, req: ObserveRequest | None = None, accept: Accept = None
-    ) -> Response:
+    async def observe(session_id: str, request: Request, accept: Accept = None) -> Response:
         """Observe again without acting."""
+        req = await request_body.read(request, ObserveRequest, required=False)
         options = None if req is None else req.observation
         return respond(await service.observe(session_id, options), accept)
 
-    @app.post(f"{PREFIX}/sessions/{{session_id}}/final_state", response_model=FinalStateResponse)
-    async def final_state(
-        session_id: str, req: FinalStateRequest | None = None, accept: Accept = None
-    ) -> Response:
+    @app.post(
+        f"{PREFIX}/sessions/{{session_id}}/final_state",
+        response_model=FinalStateResponse,
+        responses={200: _BINARY, **_SESSION_ERRORS},
+        openapi_extra=request_body.doc(FinalStateRequest, required=False),
+    )
+    async def final_state(session_id: str, request: Request, accept: Accept = None) -> Response:
         """The page's final state (what verifiers see), verified when made from a task id."""
+        req = await request_body.read(request, FinalStateRequest, required=False)
         answer = None if req is None else req.answer
         return respond(await service.final_state(session_id, answer), accept)
 
-    @app.delete(f"{PREFIX}/sessions/{{session_id}}", status_code=204)
+    @app.delete(f"{PREFIX}/sessions/{{session_id}}", status_code=204, responses=_CLOSE_ERRORS)
     async def close(session_id: str) -> Response:
         """Close the session. A second close answers 409 session_closed."""
         await service.close(session_id)
@@ -211,7 +241,14 @@ def _status_routes(app: FastAPI, service: SessionService, metrics: ServerMetrics
             workers_alive=stats.workers_alive,
         )
 
-    @app.get("/metrics", response_class=RawResponse)
+    @app.get(
+        "/metrics",
+        response_class=RawResponse,
+        responses={
+            200: {"content": {CONTENT_TYPE: {"schema": {"type": "string"}}}},
+            **_errors(401),
+        },
+    )
     async def prometheus() -> Response:
         """Prometheus text format."""
         return Response(metrics.render(), media_type=CONTENT_TYPE)

@@ -5,10 +5,12 @@
     404     unknown_session                          the client: wrong id
     409     invalid_state, session_closed            the client: wrong step index, step after done
     410     session_expired                          the client was idle past the lease
+    405     invalid_request (+ Allow)                the client: a method the route lacks
     413     body_too_large                           the client
     422     invalid_request, invalid_action and its  the client / the agent (score it)
             subclasses, parse_error, unknown_task,
-            bad_start_url
+            bad_start_url (also a body that is not
+            JSON, not UTF-8 or nested too deeply)
     429     overloaded (+ Retry-After)               retry later
     500     internal_error                           a webdojo bug: drop the episode
     502     env faults: navigation_timeout,          the website: the body says retryable
@@ -88,9 +90,13 @@ def error_headers(exc: WebdojoError) -> dict[str, str]:
     return headers
 
 
-def error_response(exc: WebdojoError, status: int | None = None) -> Response:
+def error_response(
+    exc: WebdojoError, status: int | None = None, headers: dict[str, str] | None = None
+) -> Response:
     return Response(
-        error_body(exc), status_code=status or status_for(exc), headers=error_headers(exc)
+        error_body(exc),
+        status_code=status or status_for(exc),
+        headers=(headers or {}) | error_headers(exc),
     )
 
 
@@ -119,12 +125,33 @@ def from_validation(exc: RequestValidationError) -> WebdojoError:
     return InvalidRequest(message, errors=summary)
 
 
+def from_http(
+    request: Request, exc: StarletteHTTPException
+) -> tuple[WebdojoError, int, dict[str, str] | None]:
+    """Starlette's and FastAPI's own refusals: no such route (404), a method the route lacks
+    (405, with the ``Allow`` header Starlette computed), a body FastAPI could not read (400,
+    answered as the 422 any other unreadable body gets)."""
+    text = exc.detail if isinstance(exc.detail, str) else "request refused"
+    if exc.status_code == 404:
+        text = f"no route {request.method} {request.url.path}"
+    elif exc.status_code == 405:
+        allow = (exc.headers or {}).get("Allow", "")
+        text = f"{request.method} is not allowed on {request.url.path}; allowed: {allow}"
+    elif exc.status_code == 400:
+        cause = exc.__cause__
+        why = f" ({type(cause).__name__})" if cause is not None else ""
+        return InvalidRequest(f"the request body could not be read{why}"), 422, None
+    return InvalidRequest(text), exc.status_code, dict(exc.headers or {})
+
+
 def install(app: FastAPI, metrics: ServerMetrics) -> None:
     """Register handlers that turn every failure into an ErrorBody (and count it)."""
 
-    def reply(exc: WebdojoError, status: int | None = None) -> Response:
+    def reply(
+        exc: WebdojoError, status: int | None = None, headers: dict[str, str] | None = None
+    ) -> Response:
         metrics.error(exc.code)
-        return error_response(exc, status)
+        return error_response(exc, status, headers)
 
     async def on_webdojo(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, WebdojoError)
@@ -136,10 +163,7 @@ def install(app: FastAPI, metrics: ServerMetrics) -> None:
 
     async def on_http(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)
-        text = exc.detail if isinstance(exc.detail, str) else "request refused"
-        if exc.status_code == 404:
-            text = f"no route {request.method} {request.url.path}"
-        return reply(InvalidRequest(text), exc.status_code)
+        return reply(*from_http(request, exc))
 
     async def on_unexpected(request: Request, exc: Exception) -> Response:
         return reply(InternalError(f"{type(exc).__name__}: {exc}"))

@@ -7,16 +7,24 @@ Errors: every non-2xx response has an ``ErrorBody``: a stable ``code`` (see ``we
 the ``fault`` (agent / env / infra / config) and whether a retry may succeed. Status codes:
 422 invalid action or request, 404 unknown session, 409 state error (step after done, wrong
 step index), 429 overloaded (with Retry-After), 502/503 infrastructure faults.
+
+Requests are read as JSON in pydantic's strict mode (``request_body.py``): ``"marks": 0`` is not
+a boolean and ``"step_index": "0"`` not an integer. Rules between fields ("exactly one of
+action or text") are in the published schema too (``oneOf``), so that what the spec calls valid
+is what the server accepts; the fields such a rule is about take no ``null`` on the wire (leave
+them out).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic.json_schema import JsonDict
 
 from webdojo.actions import Action
 from webdojo.observation import ErrorInfo, FinalState, Observation, ObservationOptions
+from webdojo.parsing.types import ParseFormat
 
 API_VERSION = "v1"
 MAX_BODY_BYTES = 1_000_000  # a step request is a few KB; anything near this is abuse
@@ -26,10 +34,52 @@ class _Wire(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class CreateSessionRequest(_Wire):
-    """Start an episode: a fresh browser context at a task's start page or at a URL."""
+def _one_of(*shapes: tuple[str, ...]) -> Any:
+    """``json_schema_extra`` for a model whose valid bodies have exactly one of these sets of
+    fields: the schema's ``oneOf``, one ``required`` list per shape."""
 
-    task_id: str | None = None  # a task of the server's task set; its site is served locally
+    def extra(schema: JsonDict) -> None:
+        schema["oneOf"] = [{"required": list(fields)} for fields in shapes]
+        properties = schema["properties"]
+        assert isinstance(properties, dict)
+        for field in {f for fields in shapes for f in fields}:
+            prop = properties[field]
+            assert isinstance(prop, dict)
+            properties[field] = _without_null(prop)
+
+    return extra
+
+
+def _without_null(prop: JsonDict) -> JsonDict:
+    """A nullable property's schema without its ``null`` (and its None default)."""
+    prop = {k: v for k, v in prop.items() if k != "default"}
+    options = prop.pop("anyOf", None)
+    if not isinstance(options, list):
+        return prop
+    rest = [o for o in options if o != {"type": "null"}]
+    if len(rest) == 1 and isinstance(rest[0], dict):
+        return {**rest[0], **prop}
+    return {**prop, "anyOf": rest}
+
+
+def _no_null_in_json(value: Any, info: ValidationInfo) -> Any:
+    """The fields of a ``oneOf`` rule are left out, not sent as ``null``, on the wire (the
+    schema has no null for them); Python callers may still pass None."""
+    if value is None and info.mode == "json":
+        raise ValueError("leave the field out instead of sending null")
+    return value
+
+
+class CreateSessionRequest(_Wire):
+    """Start an episode: a fresh browser context at a task's start page or at a URL (exactly
+    one of ``task_id`` or ``start_url``)."""
+
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra=_one_of(("task_id",), ("start_url",))
+    )
+
+    # a task of the server's task set; its site is served locally
+    task_id: str | None = None
     start_url: str | None = None  # or any URL the server can reach
     observation: ObservationOptions = Field(default_factory=ObservationOptions)
     viewport_width: int = Field(default=1280, ge=100, le=4096)
@@ -38,6 +88,8 @@ class CreateSessionRequest(_Wire):
     client_key: str | None = Field(
         default=None, max_length=200
     )  # the client's episode id, for logs
+
+    _no_null = field_validator("task_id", "start_url", mode="before")(_no_null_in_json)
 
     @model_validator(mode="after")
     def _one_start(self) -> CreateSessionRequest:
@@ -54,17 +106,24 @@ class SessionCreated(_Wire):
 
 
 class StepRequest(_Wire):
-    """One action, given either as an Action or as raw model text plus its format.
+    """One action, given either as an Action or as raw model text plus its format (exactly one
+    of ``action`` or ``text`` with ``format``).
 
     ``step_index`` counts from 0. Re-sending the last step's index returns the same response
     without acting again, which makes a retried request (after a timeout) safe.
     """
 
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra=_one_of(("action",), ("text", "format"))
+    )
+
     step_index: int = Field(ge=0)
     action: Action | None = None
     text: str | None = Field(default=None, max_length=256_000)
-    format: str | None = None  # a webdojo.parsing.ParseFormat value, required with text
+    format: ParseFormat | None = None  # how to read text; required with it
     observation: ObservationOptions | None = None  # None = the options given at creation
+
+    _no_null = field_validator("action", "text", "format", mode="before")(_no_null_in_json)
 
     @model_validator(mode="after")
     def _one_action(self) -> StepRequest:

@@ -17,6 +17,8 @@ import msgpack
 from pydantic import BaseModel
 from starlette.responses import Response
 
+from webdojo.errors import InternalError
+
 JSON = "application/json"
 MSGPACK = "application/msgpack"
 _MSGPACK_TYPES = (MSGPACK, "application/x-msgpack")
@@ -62,10 +64,16 @@ def respond(model: BaseModel, accept: str | None, status: int = 200) -> Response
 
 
 def decode(cls: type[M], content: bytes, content_type: str | None) -> M:
-    """Read a response body in whichever of the two media types it came."""
-    if content_type and content_type.split(";")[0].strip() in _MSGPACK_TYPES:
-        return cls.model_validate(msgpack.unpackb(content))
-    return cls.model_validate_json(content)
+    """Read a response body in whichever of the two media types it came. A body that is not
+    a ``cls`` (a server bug, or something between client and server) is an InternalError."""
+    try:
+        if content_type and content_type.split(";")[0].strip() in _MSGPACK_TYPES:
+            return cls.model_validate(msgpack.unpackb(content))
+        return cls.model_validate_json(content)
+    except (ValueError, TypeError, msgpack.UnpackException) as exc:  # ValidationError is one
+        raise InternalError(
+            f"a {cls.__name__} response could not be read ({type(exc).__name__}: {str(exc)[:200]})"
+        ) from exc
 
 
 def _fallback(value: Any) -> Any:

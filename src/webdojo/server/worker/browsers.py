@@ -2,10 +2,15 @@
 
 Warm pool. A new episode needs a fresh context and a first page: ~160 ms of browser work that
 does not depend on the episode. The active browser keeps ``warm_contexts`` of them ready
-(about:blank, never used), refilled in the background after each take, so that a create costs
-only the start page's load. A warm context is handed out once and never comes back: contexts
-are not reused across episodes. Warm contexts have the default context settings
-(``WorkerConfig.warm_options``); sessions that ask for another viewport get a cold one.
+(init scripts installed, never used), refilled in the background after each take, so that a
+create costs only the start page's load. With ``warm_preload`` a warm page also loads the
+start URL that the latest two episodes opened and takes one observation: an episode at that URL,
+as in a training run's many episodes of one task, starts with its first observation only
+(``BrowserSession.preloaded``); at another URL it takes a blank warm page (a pool of two or
+more keeps one), or a cold context. A warm context is handed out once and never comes back:
+contexts are not reused across episodes, and nothing an episode did reaches a warm page. Warm contexts have the
+default context settings (``WorkerConfig.warm_options``); sessions that ask for another
+viewport get a cold one.
 
 Recycling. After ``recycle_after_contexts`` contexts, or when the browser's processes use more
 than ``max_browser_memory_mb`` (PSS, measured in the background), the active browser is
@@ -30,9 +35,11 @@ from webdojo.browser.host import BrowserHost
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.session import BrowserSession, SessionState
 from webdojo.errors import BrowserClosed, WebdojoError
+from webdojo.observation import ObservationOptions
 from webdojo.server.worker.config import WorkerConfig
 
 _log = logging.getLogger(__name__)
+_WARM_UP = ObservationOptions(jpeg_quality=80)  # a warm page's first (unused) screenshot
 
 
 class BrowserState(StrEnum):
@@ -67,24 +74,34 @@ class Browsers:
         self._background: set[asyncio.Task[None]] = set()
         self._procs = ProcessTree()
         self.counts: Counter[str] = Counter()
+        self._latest_url: str | None = None  # start URL of the last session handed out
+        self._previous_url: str | None = None  # ... and of the one before it
+        self._preload_url: str | None = None  # what warm pages load ahead (set at refill)
+        self._preload_failed: set[str] = set()  # start URLs that did not load ahead: not again
 
     async def start(self) -> None:
         await self._ensure_active()
         self._schedule_refill()
         self._monitor = asyncio.create_task(self._measure_memory())
 
-    async def open(self, options: SessionOptions) -> tuple[BrowserSession, ManagedBrowser]:
-        """A fresh session on the active browser (warm if its settings allow). A browser
-        found dead is replaced once; a second failure raises ``BrowserClosed``."""
+    async def open(
+        self, options: SessionOptions, start_url: str | None = None
+    ) -> tuple[BrowserSession, ManagedBrowser]:
+        """A fresh session on the active browser (warm if its settings allow; loaded at
+        ``start_url`` already if a warm page preloaded it). A browser found dead is replaced
+        once; a second failure raises ``BrowserClosed``."""
         for attempt in range(2):
             browser = await self._ensure_active()
             try:
-                session = self._take_warm(browser, options) or await self._cold(browser, options)
+                session = self._take_warm(browser, options, start_url) or await self._cold(
+                    browser, options
+                )
             except BrowserClosed:
                 if attempt or browser.host.is_connected():
                     raise
                 continue
             browser.sessions.add(session)
+            self._latest_url = start_url
             return session, browser
         raise AssertionError("unreachable")
 
@@ -168,17 +185,27 @@ class Browsers:
 
     # --- contexts ---------------------------------------------------------------------------
 
-    def _take_warm(self, browser: ManagedBrowser, options: SessionOptions) -> BrowserSession | None:
+    def _take_warm(
+        self, browser: ManagedBrowser, options: SessionOptions, start_url: str | None
+    ) -> BrowserSession | None:
+        """A warm session preloaded at ``start_url`` if there is one, else a blank one. A page
+        preloaded at another URL is never handed out: its load may have left storage that the
+        episode's own start page would not have."""
         if options.context_key() != self._config.warm_options.context_key():
             return None
-        while browser.warm:
-            session = browser.warm.pop(0)
-            if session.state is SessionState.OPEN:
-                session.adopt(options)
-                self.counts["warm_hits"] += 1
-                return session
+        for session in [s for s in browser.warm if s.state is not SessionState.OPEN]:
+            browser.warm.remove(session)
             self._spawn(session.aclose())
-        return None
+        ready = [s for s in browser.warm if s.preloaded is not None and s.preloaded == start_url]
+        ready = ready or [s for s in browser.warm if s.preloaded is None]
+        if not ready:
+            return None
+        session = ready[0]
+        browser.warm.remove(session)
+        session.adopt(options)
+        self.counts["warm_hits"] += 1
+        self.counts["preloaded_hits"] += session.preloaded is not None
+        return session
 
     async def _cold(self, browser: ManagedBrowser, options: SessionOptions) -> BrowserSession:
         session = await browser.host.new_session(options)
@@ -191,7 +218,30 @@ class Browsers:
         """Top the warm pool up in the background. The worker calls this once a create has
         its first observation, not when it takes the warm context: a refill running during
         the start page's load competes with it for the browser and eats what it saved."""
+        url, self._latest_url = self._latest_url, None
+        if url is not None:
+            # Load ahead a start URL that two episodes in a row opened (a task's many
+            # episodes), keep it while episodes come to it, and stop at another one: pages
+            # loaded for URLs that no episode asks for would only cost CPU.
+            repeated = url == self._previous_url or url == self._preload_url
+            self._previous_url = url
+            wanted = url if repeated else None
+            if wanted != self._preload_url:
+                self._preload_url = wanted
+                self._drop_stale(wanted)
         self._schedule_refill()
+
+    def _drop_stale(self, url: str | None) -> None:
+        """Close warm pages preloaded at another start URL: only an episode at exactly that
+        URL may take one (the page's load may have written the site's storage), so they would
+        wait for an episode that may never come, while the pool refills at ``url``."""
+        active = self._active
+        if active is None:
+            return
+        stale = [s for s in active.warm if s.preloaded not in (None, url)]
+        active.warm = [s for s in active.warm if s not in stale]
+        for session in stale:
+            self._spawn(session.aclose())
 
     def _schedule_refill(self) -> None:
         if self._config.warm_contexts and (self._refill is None or self._refill.done()):
@@ -215,10 +265,42 @@ class Browsers:
                 return
             browser.contexts += 1
             self.counts["contexts_created"] += 1
+            if not await self._preload(session):
+                return  # closed; the next refill tries again (blank, if the start page failed)
             if browser is self._active:
                 browser.warm.append(session)
             else:  # retired while we were creating it
                 await session.aclose()
+
+    async def _preload(self, session: BrowserSession) -> bool:
+        """Load the latest start URL in a warm page, and observe it once (a blank page too:
+        its first screenshot readies the renderer). False (the session closed) when the page
+        did not load: it is not used, and that URL not loaded again."""
+        url = self._preload_url if self._preload_room() else None
+        try:
+            if self._config.warm_preload and url is not None and url not in self._preload_failed:
+                await session.goto(url)
+            else:
+                url = None
+            await session.observe(_WARM_UP)
+        except WebdojoError as exc:
+            _log.info("could not ready a warm page at %s (%s)", url or "about:blank", exc)
+            if url is not None:
+                self._preload_failed.add(url)
+            with contextlib.suppress(WebdojoError):
+                await session.aclose()
+            return False
+        if url is not None:
+            session.preloaded = url
+            self.counts["preloads"] += 1
+        return True
+
+    def _preload_room(self) -> bool:
+        """Whether another warm page may be preloaded: a pool of two or more keeps one blank,
+        so that an episode at another start URL still gets a warm context."""
+        active, size = self._active, self._config.warm_contexts
+        preloaded = sum(s.preloaded is not None for s in active.warm) if active else 0
+        return size == 1 or preloaded < size - 1
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.ensure_future(coro)
@@ -235,6 +317,8 @@ class Browsers:
             "warm_ready": len(active.warm) if active else 0,
             "contexts_created": self.counts["contexts_created"],
             "warm_hits": self.counts["warm_hits"],
+            "preloads": self.counts["preloads"],
+            "preloaded_hits": self.counts["preloaded_hits"],
             "cold_creates": self.counts["cold_creates"],
             "browser_restarts": self.counts["browser_restarts"],
             "browser_recycles": self.counts["browser_recycles"],

@@ -29,6 +29,9 @@ class WorkerConfig:
     # The context settings of warm contexts (the default viewport, locale...); a session asking
     # for other settings gets a cold context. Deadlines come from each session's own options.
     warm_options: SessionOptions = field(default_factory=SessionOptions)
+    # Warm pages load the start URL of the latest episode ahead and observe it once, so that
+    # the next episode at that URL starts with its first observation only (browsers.py).
+    warm_preload: bool = True
     recycle_after_contexts: int = 200  # relaunch the browser after this many contexts
     # ... or when its processes' memory (PSS: shared pages counted once) exceeds this. A
     # browser takes about 140 MB plus 60-80 MB per session (DESIGN.md): keep the limit well

@@ -105,7 +105,7 @@ class Worker:
         options = session or SessionOptions()
         async with self._queues.slot(Op.CREATE), self._translated():
             start = time.perf_counter()
-            browser_session, browser = await self._browsers.open(options)
+            browser_session, browser = await self._browsers.open(options, start_url)
             context_ms = round((time.perf_counter() - start) * 1000, 2)
             try:
                 await browser_session.goto(start_url)
