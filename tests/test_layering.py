@@ -117,6 +117,7 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
         "tasks",
         "training",
         "viewer",
+        "browser.netpolicy",  # the --allow-host/--deny-host/--network-policy flags
     ),
 }
 ANYONE_MAY_IMPORT = {""}  # the bare ``webdojo`` package (its __init__ is empty)

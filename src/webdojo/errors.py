@@ -20,7 +20,8 @@ The ``fault`` says who is to blame, which decides how a trainer should treat the
     │       ├── BadKey                 bad_key
     │       ├── BadUrl                 bad_url
     │       ├── BadTab                 bad_tab
-    │       └── StaleElement           stale_element (the element left or moved under the pointer)
+    │       ├── StaleElement           stale_element (the element left or moved under the pointer)
+    │       └── NetworkBlocked         blocked_by_policy (the session's network policy)
     ├── EnvError                       fault=env
     │   ├── ActionTimeout              action_timeout
     │   ├── NavigationTimeout          navigation_timeout
@@ -157,6 +158,14 @@ class BadUrl(InvalidActionError):
 
 class BadTab(InvalidActionError):
     code = "bad_tab"
+
+
+class NetworkBlocked(InvalidActionError):
+    """A navigation went to a host, address or scheme that the session's network policy
+    blocks (private ranges, metadata services, the deny list); the message names the host and
+    the rule."""
+
+    code = "blocked_by_policy"
 
 
 # --- environment faults -------------------------------------------------------------------

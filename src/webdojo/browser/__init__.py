@@ -7,10 +7,15 @@ obs = await session.observe(ObservationOptions(axtree=AxTreeMode.VIEWPORT))
 obs = await session.step(Click(element=3), ObservationOptions())
 final = await session.final_state(answer=None)
 await session.aclose(); await host.aclose()
+
+Each session's connections go through a loopback SOCKS5 proxy enforcing
+``SessionOptions.network`` (a ``NetworkPolicy``: private addresses blocked, except the start
+URL's own local origin); see ``netpolicy`` and ``netguard``.
 """
 
 from webdojo.browser.chromium import LAUNCH_ARGS, BrowserConfig, find_chromium
 from webdojo.browser.host import BrowserHost
+from webdojo.browser.netpolicy import NetworkPolicy
 from webdojo.browser.session import BrowserSession, SessionOptions, SessionState
 
 __all__ = [
@@ -18,6 +23,7 @@ __all__ = [
     "BrowserConfig",
     "BrowserHost",
     "BrowserSession",
+    "NetworkPolicy",
     "SessionOptions",
     "SessionState",
     "find_chromium",

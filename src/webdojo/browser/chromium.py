@@ -35,6 +35,10 @@ LAUNCH_ARGS: tuple[str, ...] = (
     "--disable-sync",
     "--no-first-run",
     "--disable-smooth-scrolling",
+    # The network policy is a SOCKS proxy, which carries TCP only: no QUIC, and WebRTC may not
+    # send UDP around the proxy.
+    "--disable-quic",
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
 )
 
 

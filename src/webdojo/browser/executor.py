@@ -14,6 +14,7 @@ evaluate more than a raw ``mouse.click`` (two when it targets an element id).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
@@ -42,6 +43,7 @@ from webdojo.actions import (
 from webdojo.browser.dom import ACT_JS
 from webdojo.browser.guard import Guard, is_navigation_race
 from webdojo.browser.hung import unbusy
+from webdojo.browser.netguard import NetGuard
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.tabs import TabSet, TabState
 from webdojo.browser.targets import Targets, stale
@@ -55,13 +57,21 @@ from webdojo.errors import (
     UnknownElement,
 )
 
+# how Chromium reports a tunnel the proxy refused, and the page it shows for a failed load
+_PROXY_REFUSED = "net::ERR_SOCKS_CONNECTION_FAILED"
+_ERROR_PAGE = "chrome-error://"
+_ERROR_PAGE_WAIT_MS = 500  # after a refusal: how long a refused page load may take to show
+
 
 class Executor:
-    def __init__(self, tabs: TabSet, guard: Guard, options: SessionOptions) -> None:
+    def __init__(
+        self, tabs: TabSet, guard: Guard, options: SessionOptions, net: NetGuard | None = None
+    ) -> None:
         self._tabs = tabs
         self._guard = guard
         self._opts = options
         self._targets = Targets(tabs, guard, options)
+        self._net = net  # the network policy's proxy: its blocks explain failed loads
 
     async def run(self, action: Action, ctx: ActionContext) -> None:
         handler: Callable[[Any, ActionContext], Awaitable[None]] = getattr(self, f"_{action.type}")
@@ -75,11 +85,17 @@ class Executor:
         tab = self._tabs.current
         seconds = self._opts.navigation_timeout_s
         await unbusy(tab)
+        mark = self._net.mark() if self._net else 0
         try:
             async with self._guard(what, seconds + 1, NavigationTimeout):
                 await start(int(seconds * 1000))
         except NavigationTimeout:
             await tab.stop_loading()
+            raise
+        except ActionFailed as exc:
+            blocked = self._net.error_since(mark, what) if self._net else None
+            if blocked is not None and _PROXY_REFUSED in str(exc):
+                raise blocked from exc
             raise
         tab.doc = None
 
@@ -100,12 +116,34 @@ class Executor:
         ``element``, the input was guarded (act.js ``arm``): one held back raises."""
         tab = self._tabs.current
         mark, opened, requests = tab.mark(), self._tabs.opened, tab.requests
+        net_mark = self._net.mark() if self._net else 0
         tab.title_hint = None
         async with self._guard(what, self._opts.action_timeout_s):
             await act()
         missed = await self.settle(tab, mark, opened, what, requests)
+        await self._raise_if_blocked(net_mark, what)
         if missed and element is not None:
             raise stale(element, missed)
+
+    async def _raise_if_blocked(self, mark: int, what: str) -> None:
+        """A page load that the policy refused shows Chromium's error page and raises nothing
+        by itself: say so, with the host and the rule, as the action's error. The error page
+        can commit just after the action settled: with a refusal on record, wait briefly."""
+        if self._net is None or not self._tabs.has_current():
+            return
+        blocked = self._net.error_since(mark, what)
+        if blocked is None:
+            return
+        page = self._tabs.current.page
+        if not page.url.startswith(_ERROR_PAGE):
+            with contextlib.suppress(PlaywrightError):
+                await page.wait_for_url(
+                    lambda url: url.startswith(_ERROR_PAGE),
+                    wait_until="commit",
+                    timeout=_ERROR_PAGE_WAIT_MS,
+                )
+        if page.url.startswith(_ERROR_PAGE):
+            raise blocked
 
     async def settle(
         self, tab: TabState, mark: tuple[int, int], opened: int, what: str, requests: int
@@ -319,6 +357,8 @@ class Executor:
     # --- navigation -----------------------------------------------------------------------
 
     async def _goto(self, action: Goto, ctx: ActionContext) -> None:
+        if self._net is not None:
+            self._net.precheck(action.url)  # NetworkBlocked before anything is sent
         page = self._tabs.current.page
         await self.navigate(
             f"opening {action.url}", lambda ms: page.goto(action.url, wait_until="load", timeout=ms)
@@ -344,6 +384,8 @@ class Executor:
     # --- tabs -----------------------------------------------------------------------------
 
     async def _new_tab(self, action: NewTab, ctx: ActionContext) -> None:
+        if self._net is not None and action.url is not None:
+            self._net.precheck(action.url)  # refused before the tab opens
         async with self._guard("opening a new tab", self._opts.action_timeout_s):
             await self._tabs.new_tab()
         if action.url is not None:

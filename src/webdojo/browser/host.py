@@ -25,6 +25,7 @@ from webdojo.browser.chromium import BrowserConfig, find_chromium
 from webdojo.browser.dom import HOOKS_JS
 from webdojo.browser.downloads import DownloadRoot
 from webdojo.browser.guard import first_line
+from webdojo.browser.netguard import NetGuard
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.session import SETUP_TIMEOUT_S, BrowserSession
 from webdojo.errors import BrowserClosed, ChromiumNotFound, InfraError
@@ -90,10 +91,14 @@ class BrowserHost:
         """How many sessions are open."""
         return len(self._sessions)
 
-    async def new_context(self, options: SessionOptions | None = None) -> BrowserContext:
+    async def new_context(
+        self, options: SessionOptions | None = None, proxy: dict[str, str] | None = None
+    ) -> BrowserContext:
         """A bare context with webdojo's settings (viewport, locale, service workers blocked,
-        downloads refused until a session gives it a directory) and nothing else: what ``new_session`` builds on, and what tools that
-        drive Playwright themselves (recording, replay, benchmarks) take."""
+        downloads refused until a session gives it a directory) and nothing else: what
+        ``new_session`` builds on, and what tools that drive Playwright themselves (recording,
+        replay, benchmarks) take. The network policy is ``new_session``'s: a bare context goes
+        through ``proxy`` only when given one."""
         options = options or SessionOptions()
         if not self.is_connected():
             raise BrowserClosed("the browser is gone; launch a new BrowserHost")
@@ -108,6 +113,7 @@ class BrowserHost:
                     timezone_id=options.timezone_id,
                     user_agent=options.user_agent,
                     color_scheme=options.color_scheme,
+                    proxy=proxy,  # type: ignore[arg-type]
                 )
         except TimeoutError as exc:
             raise InfraError("the browser did not create a context in time") from exc
@@ -115,10 +121,16 @@ class BrowserHost:
             raise BrowserClosed(f"could not create a browser context: {first_line(exc)}") from exc
 
     async def new_session(self, options: SessionOptions | None = None) -> BrowserSession:
-        """A fresh context with one blank tab."""
+        """A fresh context with one blank tab, behind its network policy's proxy."""
         options = options or SessionOptions()
-        context = await self.new_context(options)
-        session = BrowserSession(self, context, options)
+        netguard = await NetGuard(options.network).start() if options.network.enabled else None
+        try:
+            context = await self.new_context(options, netguard.proxy if netguard else None)
+        except BaseException:
+            if netguard is not None:
+                await netguard.aclose()
+            raise
+        session = BrowserSession(self, context, options, netguard)
         try:
             # The init script first: a page that Playwright sets up while a context-level
             # script is being added can miss it (CI once saw a document without hooks).

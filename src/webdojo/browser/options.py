@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
+from webdojo.browser.netpolicy import NetworkPolicy
 from webdojo.cache.record_spec import RecordSpec
 from webdojo.errors import ConfigError
 
@@ -28,6 +29,9 @@ class SessionOptions:
     max_downloads: int = 20  # files a session may download; past either cap they are refused
     archive: str | None = None  # serve every request from this cache archive (no network)
     record: RecordSpec | None = None  # record every request into a cache archive
+    # which hosts and schemes the browser may reach; on by default (private ranges blocked,
+    # except the origin of the trusted start URL when it is a loopback/IP site)
+    network: NetworkPolicy = field(default_factory=NetworkPolicy)
 
     def __post_init__(self) -> None:
         if not (self.viewport_width >= 100 and self.viewport_height >= 100):
@@ -56,4 +60,5 @@ class SessionOptions:
             self.color_scheme,
             self.archive,
             self.record,
+            self.network,
         )

@@ -29,6 +29,7 @@ from webdojo.browser.dom import ACT_JS
 from webdojo.browser.executor import Executor
 from webdojo.browser.guard import Guard
 from webdojo.browser.hung import SLACK_S, action_deadline, cut_off
+from webdojo.browser.netguard import NetGuard
 from webdojo.browser.observe import capture, error_info
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.tabs import TabSet
@@ -76,14 +77,21 @@ class SessionState(StrEnum):
 class BrowserSession:
     """Created by ``BrowserHost.new_session``; never reused across episodes."""
 
-    def __init__(self, host: BrowserHost, context: BrowserContext, options: SessionOptions):
+    def __init__(
+        self,
+        host: BrowserHost,
+        context: BrowserContext,
+        options: SessionOptions,
+        netguard: NetGuard | None = None,
+    ):
         self.options = options
+        self.netguard = netguard  # the proxy enforcing options.network (None: policy off)
         self._host = host
         self._context = context
         self._closed = False
         self._tabs = TabSet(context, options.max_tabs)
         self._guard = Guard(self._tabs, host.is_connected)
-        self._executor = Executor(self._tabs, self._guard, options)
+        self._executor = Executor(self._tabs, self._guard, options, netguard)
         self._element_ids: frozenset[int] | None = None
         self.replayer: Replayer | None = None  # set when the session replays an archive
         self.recording: tuple[RecordingSink, Recorder] | None = None  # set when it records
@@ -99,7 +107,7 @@ class BrowserSession:
         if options.context_key() != self.options.context_key():
             raise ConfigError("a warm session cannot change its viewport, locale or user agent")
         self.options = options
-        self._executor = Executor(self._tabs, self._guard, options)
+        self._executor = Executor(self._tabs, self._guard, options, self.netguard)
         if self.downloads is not None:
             self.downloads.set_caps(*_download_caps(options))
 
@@ -164,7 +172,11 @@ class BrowserSession:
 
     async def goto(self, url: str) -> None:
         """Open the episode's start URL in the active tab (trusted: not checked like an
-        agent's ``goto``). Raises ``NavigationTimeout``, ``ActionFailed``, ``PageCrashed``."""
+        agent's ``goto``; its origin is let through the network policy when it is a local
+        site). Raises ``NavigationTimeout``, ``ActionFailed``, ``NetworkBlocked`` (a redirect
+        to a blocked host), ``PageCrashed``."""
+        if self.netguard is not None:
+            self.netguard.allow_start_url(url)
         preloaded, self.preloaded = self.preloaded, None
         if preloaded == url and self.state is SessionState.OPEN:
             return  # the warm pool loaded it (see ``preloaded``)
@@ -336,6 +348,8 @@ class BrowserSession:
         finally:  # the files go even when the browser is dead
             if self.downloads is not None:
                 await self.downloads.aclose()
+            if self.netguard is not None:
+                await self.netguard.aclose()
 
     async def __aenter__(self) -> BrowserSession:
         return self

@@ -7,7 +7,7 @@ import json
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -25,6 +25,9 @@ from webdojo.cli.train import train_app
 from webdojo.cli.viewer import register as register_viewer_commands
 from webdojo.cli.wiki import wiki_app
 from webdojo.errors import ConfigError, ServerDown, WebdojoError
+
+if TYPE_CHECKING:
+    from webdojo.browser.netpolicy import NetworkPolicy
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
 sites_app = typer.Typer(no_args_is_help=True, help="Built-in and user-written synthetic sites.")
@@ -70,6 +73,10 @@ RUN_HELP = {
     "token": "that server's bearer token",
     "json": "print a JSON summary as the last stdout line",
     "archive": "replay every page from this cache archive (`webdojo cache record`); no network",
+    "allow_host": "let the agent's browser reach this host glob (*.example.com; repeatable; "
+    "given any, only these hosts) or this origin (http://127.0.0.1:9000, even on loopback)",
+    "deny_host": "never let the agent's browser reach this host glob (repeatable; wins)",
+    "network_policy": "on: block private addresses and local schemes (default); off: trusted sites only",
     "wiki": "serve this ZIM file (an offline Wikipedia) and start every task at its search page; tasks may be in any QA format `webdojo tasks import` reads",
 }
 
@@ -93,6 +100,9 @@ def run(
     as_json: Annotated[bool, typer.Option("--json", help=RUN_HELP["json"])] = False,
     archive: Annotated[Path | None, typer.Option(help=RUN_HELP["archive"])] = None,
     wiki: Annotated[Path | None, typer.Option(help=RUN_HELP["wiki"])] = None,
+    allow_host: Annotated[list[str] | None, typer.Option(help=RUN_HELP["allow_host"])] = None,
+    deny_host: Annotated[list[str] | None, typer.Option(help=RUN_HELP["deny_host"])] = None,
+    network_policy: Annotated[str, typer.Option(help=RUN_HELP["network_policy"])] = "on",
 ) -> None:
     """Roll out a policy on a task set, verify every episode, store and summarize the run.
 
@@ -119,6 +129,7 @@ def run(
             console=console,
             emit_json=_emit_json,
             wiki=None if wiki is None else str(wiki),
+            network=_network(allow_host, deny_host, network_policy),
         )
     except ServerDown as exc:
         errors.print(
@@ -128,6 +139,12 @@ def run(
         raise typer.Exit(code=3) from exc
     except WebdojoError as exc:
         raise _fail(exc) from exc
+
+
+def _network(allow: list[str] | None, deny: list[str] | None, mode: str) -> NetworkPolicy:
+    from webdojo.browser.netpolicy import policy_from_flags
+
+    return policy_from_flags(tuple(allow or ()), tuple(deny or ()), mode)
 
 
 def _checked_archive(path: Path | None) -> str | None:
@@ -212,6 +229,9 @@ def serve(
     ] = 15.0,
     log_level: Annotated[str, typer.Option(help="uvicorn log level")] = "warning",
     archive: Annotated[Path | None, typer.Option(help=RUN_HELP["archive"])] = None,
+    allow_host: Annotated[list[str] | None, typer.Option(help=RUN_HELP["allow_host"])] = None,
+    deny_host: Annotated[list[str] | None, typer.Option(help=RUN_HELP["deny_host"])] = None,
+    network_policy: Annotated[str, typer.Option(help=RUN_HELP["network_policy"])] = "on",
 ) -> None:
     """Serve browser sessions over HTTP (OpenAPI at /openapi.json, metrics at /metrics)."""
     from webdojo.server.serve import serve as run_server
@@ -231,6 +251,7 @@ def serve(
             navigation_timeout_s=navigation_timeout,
             log_level=log_level,
             archive=replayed,
+            network=_network(allow_host, deny_host, network_policy),
         )
     except WebdojoError as exc:
         raise _fail(exc) from exc

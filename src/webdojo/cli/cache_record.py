@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from rich.console import Console
 
+from webdojo.browser.netpolicy import NetworkPolicy
 from webdojo.cache.archive import META, read_meta
 from webdojo.cache.drive import resolver_rules
 from webdojo.cache.record_spec import RecordSpec
@@ -62,6 +63,9 @@ def record_tasks(
         out=str(out / "run"),
         record=RecordSpec(str(out), allowed_hosts(task_set, mapped)),
         browser_args=(f"--host-resolver-rules={rules}",) if rules else (),
+        # The policy's proxy resolves names itself and would bypass the resolver rules that
+        # map the user's --resolve hosts: with such a mapping the policy is off.
+        network=NetworkPolicy(enabled=not rules),
     )
     try:
         records = asyncio.run(run_job(config, task_set, chosen))

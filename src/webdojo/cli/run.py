@@ -12,6 +12,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from webdojo.browser.netpolicy import NetworkPolicy
 from webdojo.envs.wiki_server import choose_backend
 from webdojo.envs.zim import check_zim_file
 from webdojo.errors import ServerDown
@@ -61,6 +62,7 @@ def run_command(
     console: Console,
     emit_json: Callable[[dict[str, Any]], None],
     wiki: str | None = None,
+    network: NetworkPolicy | None = None,
 ) -> None:
     overrides = {k: v for k, v in {"base_url": model_base_url, "model": model}.items() if v}
     model_config = ModelConfig.from_env(**overrides)
@@ -84,6 +86,7 @@ def run_command(
         token=token,
         archive=archive,
         wiki=wiki,
+        network=network or NetworkPolicy(),
     )
     started = time.perf_counter()
     stopped: ServerDown | None = None

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from webdojo.browser.chromium import BrowserConfig
+from webdojo.browser.netpolicy import NetworkPolicy
 from webdojo.browser.options import SessionOptions
 from webdojo.cache.record_spec import RecordSpec
 from webdojo.envs.wiki_server import WikiServer
@@ -49,6 +50,8 @@ class RunConfig:
     browser_args: tuple[str, ...] = ()  # extra Chromium flags (--host-resolver-rules=...)
     wiki: str | None = None  # a ZIM file: serve it and start every task at its search page
     wiki_backend: str = "auto"  # auto | kiwix | libzim (webdojo.envs.wiki_server)
+    # what the agent's browser may reach (in-process browsers; a server has its own)
+    network: NetworkPolicy = field(default_factory=NetworkPolicy)
 
 
 ProgressHook = Callable[[EpisodeRecord], None]
@@ -82,6 +85,7 @@ async def run_job(
         viewport_height=config.viewport[1],
         archive=config.archive,
         record=config.record,
+        network=config.network,
     )
     with contextlib.ExitStack() as stack:
         store = stack.enter_context(RunStore(root))
@@ -130,6 +134,11 @@ def _make_env(
         if config.archive or config.record or config.browser_args:
             raise ConfigError(
                 "archives and browser flags are the server's options (`webdojo serve --archive`)"
+            )
+        if config.network != NetworkPolicy():
+            raise ConfigError(
+                "the network policy is the server's (`webdojo serve --allow-host/--deny-host/"
+                "--network-policy`), not the client's"
             )
         return HttpEnv(config.server, config.token, default_session=session)
     server = stack.enter_context(SiteServer(task_set.sites, port=config.site_port))

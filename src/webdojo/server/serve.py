@@ -17,6 +17,7 @@ import secrets
 from typing import Any
 
 from webdojo.asgi import bind_tcp, fast_io, make_server, run_blocking, url_of
+from webdojo.browser.netpolicy import NetworkPolicy
 from webdojo.browser.options import SessionOptions
 from webdojo.errors import ConfigError
 from webdojo.server.api.app import ServerSettings, create_app
@@ -77,6 +78,7 @@ def serve(
     log_level: str = "warning",
     pool_options: dict[str, Any] | None = None,
     archive: str | None = None,
+    network: NetworkPolicy | None = None,
 ) -> None:
     """Serve until interrupted (Ctrl-C / SIGTERM close every session and the pool)."""
     check_exposure(host, token)
@@ -89,6 +91,7 @@ def serve(
             action_timeout_s=action_timeout_s,
             navigation_timeout_s=navigation_timeout_s,
             archive=archive,  # every session replays it: no request reaches the network
+            network=network or NetworkPolicy(),
         ),
     )
     pool = build_pool(workers, ray_address, **(pool_options or {}))

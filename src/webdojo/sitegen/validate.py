@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from webdojo.browser.chromium import BrowserConfig
+from webdojo.browser.netpolicy import NetworkPolicy
 from webdojo.browser.options import SessionOptions
 from webdojo.checks.sites import check_task
 from webdojo.errors import WebdojoError
@@ -64,6 +65,8 @@ class ValidationSettings:
             viewport_width=width, viewport_height=height,
             action_timeout_s=self.action_timeout_s,
             navigation_timeout_s=self.navigation_timeout_s,
+            # offline: the site's own origin (the start URL) and no other host at all
+            network=NetworkPolicy(allow_hosts=("127.0.0.1",)),
         )  # fmt: skip
 
 
