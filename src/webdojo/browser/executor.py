@@ -14,7 +14,6 @@ evaluate more than a raw ``mouse.click`` (two when it targets an element id).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
@@ -43,7 +42,7 @@ from webdojo.actions import (
 from webdojo.browser.dom import ACT_JS
 from webdojo.browser.guard import Guard, is_navigation_race
 from webdojo.browser.hung import unbusy
-from webdojo.browser.netguard import NetGuard
+from webdojo.browser.netguard import PROXY_REFUSED, NetGuard
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.tabs import TabSet, TabState
 from webdojo.browser.targets import Targets, stale
@@ -56,11 +55,6 @@ from webdojo.errors import (
     StaleElement,
     UnknownElement,
 )
-
-# how Chromium reports a tunnel the proxy refused, and the page it shows for a failed load
-_PROXY_REFUSED = "net::ERR_SOCKS_CONNECTION_FAILED"
-_ERROR_PAGE = "chrome-error://"
-_ERROR_PAGE_WAIT_MS = 500  # after a refusal: how long a refused page load may take to show
 
 
 class Executor:
@@ -94,7 +88,7 @@ class Executor:
             raise
         except ActionFailed as exc:
             blocked = self._net.error_since(mark, what) if self._net else None
-            if blocked is not None and _PROXY_REFUSED in str(exc):
+            if blocked is not None and PROXY_REFUSED in str(exc):
                 raise blocked from exc
             raise
         tab.doc = None
@@ -121,29 +115,12 @@ class Executor:
         async with self._guard(what, self._opts.action_timeout_s):
             await act()
         missed = await self.settle(tab, mark, opened, what, requests)
-        await self._raise_if_blocked(net_mark, what)
+        if self._net is not None and self._tabs.has_current():
+            blocked = await self._net.failed_load(self._tabs.current.page, net_mark, what)
+            if blocked is not None:
+                raise blocked
         if missed and element is not None:
             raise stale(element, missed)
-
-    async def _raise_if_blocked(self, mark: int, what: str) -> None:
-        """A page load that the policy refused shows Chromium's error page and raises nothing
-        by itself: say so, with the host and the rule, as the action's error. The error page
-        can commit just after the action settled: with a refusal on record, wait briefly."""
-        if self._net is None or not self._tabs.has_current():
-            return
-        blocked = self._net.error_since(mark, what)
-        if blocked is None:
-            return
-        page = self._tabs.current.page
-        if not page.url.startswith(_ERROR_PAGE):
-            with contextlib.suppress(PlaywrightError):
-                await page.wait_for_url(
-                    lambda url: url.startswith(_ERROR_PAGE),
-                    wait_until="commit",
-                    timeout=_ERROR_PAGE_WAIT_MS,
-                )
-        if page.url.startswith(_ERROR_PAGE):
-            raise blocked
 
     async def settle(
         self, tab: TabState, mark: tuple[int, int], opened: int, what: str, requests: int

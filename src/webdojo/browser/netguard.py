@@ -13,12 +13,16 @@ that the session can name the host and the rule in a ``NetworkBlocked`` error.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import cast
 from urllib.parse import urlsplit
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
 
 from webdojo.browser.netpolicy import NetworkPolicy, Verdict, canonical_host, origin_key, parse_ip
 from webdojo.errors import NetworkBlocked
@@ -28,6 +32,10 @@ Resolver = Callable[[str, int], Awaitable[list[str]]]
 _REPLY_OK, _REPLY_RULESET, _REPLY_UNREACHABLE, _REPLY_REFUSED, _REPLY_COMMAND = 0, 2, 4, 5, 7
 _HANDSHAKE_TIMEOUT_S = 10.0
 _MAX_BLOCKS = 1000  # remembered per session; older ones are dropped
+# how Chromium reports a tunnel the proxy refused, and the page it shows for a failed load
+PROXY_REFUSED = "net::ERR_SOCKS_CONNECTION_FAILED"
+_ERROR_PAGE = "chrome-error://"
+_ERROR_PAGE_WAIT_MS = 500  # after a refusal: how long a refused page load may take to show
 
 
 @dataclass(frozen=True)
@@ -125,6 +133,22 @@ class NetGuard:
             port=first.port,
             rule=first.verdict.rule,
         )
+
+    async def failed_load(self, page: Page, mark: int, what: str) -> NetworkBlocked | None:
+        """The error for a page load the policy refused during an action, if any. Such a load
+        shows Chromium's error page and raises nothing by itself; the error page can commit
+        just after the action settled, so with a refusal on record, wait for it briefly."""
+        blocked = self.error_since(mark, what)
+        if blocked is None:
+            return None
+        if not page.url.startswith(_ERROR_PAGE):
+            with contextlib.suppress(PlaywrightError):
+                await page.wait_for_url(
+                    lambda url: url.startswith(_ERROR_PAGE),
+                    wait_until="commit",
+                    timeout=_ERROR_PAGE_WAIT_MS,
+                )
+        return blocked if page.url.startswith(_ERROR_PAGE) else None
 
     async def aclose(self) -> None:
         """Stop listening and cut every open tunnel. Idempotent."""
