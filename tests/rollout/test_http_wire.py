@@ -1,16 +1,19 @@
-"""``WireClient`` (HttpEnv's HTTP/1.1 client) against a hand-written loopback server: bodies
-by length, chunked and close-delimited, connection reuse, and which failures count as sent.
-Also ``asgi.fast_io``: uvloop and httptools for ``webdojo serve`` when they import."""
+"""``WireClient`` (HttpEnv's adapter over aiohttp): connection reuse and which failures count
+as sent, against a hand-written loopback server; bodies whole from a real uvicorn server; a
+clean close. Also ``asgi.fast_io``: uvloop and httptools for ``webdojo serve`` when they import."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import pytest
 
 from webdojo import asgi
+from webdojo.asgi import ThreadServer
+from webdojo.errors import ConfigError
 from webdojo.rollout.http_wire import WireClient, WireError
 
 Answer = Callable[[bytes], bytes | None]  # request head -> raw response (None: hang up)
@@ -43,7 +46,7 @@ class Server:
                 length = next(
                     (
                         int(h.split(b":")[1])
-                        for h in head.split(b"\r\n")
+                        for h in head.lower().split(b"\r\n")
                         if h.startswith(b"content-length")
                     ),
                     0,
@@ -54,8 +57,6 @@ class Server:
                     break
                 writer.write(raw)
                 await writer.drain()
-                if b"connection: close" in raw.lower():
-                    break
         writer.close()
 
 
@@ -64,11 +65,11 @@ def fixed(body: bytes, extra: str = "") -> bytes:
 
 
 @pytest.fixture
-async def client_for() -> AsyncIterator[Callable[[str], WireClient]]:
+async def client_for() -> AsyncIterator[Callable[..., WireClient]]:
     made: list[WireClient] = []
 
-    def make(url: str) -> WireClient:
-        made.append(WireClient(url, {"accept": "application/msgpack"}, timeout_s=5))
+    def make(url: str, timeout_s: float = 5) -> WireClient:
+        made.append(WireClient(url, {"accept": "application/msgpack"}, timeout_s=timeout_s))
         return made[-1]
 
     yield make
@@ -76,35 +77,21 @@ async def client_for() -> AsyncIterator[Callable[[str], WireClient]]:
         await client.aclose()
 
 
-async def test_keep_alive_reuses_one_connection(client_for: Callable[[str], WireClient]) -> None:
+async def test_keep_alive_reuses_one_connection(client_for: Callable[..., WireClient]) -> None:
     async with Server(lambda head: fixed(b"\x00\xff binary" + head.split(b" ")[1])) as server:
-        client = client_for(server.url)
+        client = client_for(server.url + "/")  # a trailing slash does not double up
         for i in range(3):
             response = await client.request("POST", f"/p{i}", b'{"a":1}', {"x-n": str(i)})
             assert (
                 response.status_code == 200
                 and response.content == f"\x00\xff binary/p{i}".encode("latin-1")
+                and response.headers["Content-Length"] == str(len(response.content))
             )
         assert server.connections == 1 and server.bodies == [b'{"a":1}'] * 3
 
 
-async def test_chunked_and_close_delimited_bodies(client_for: Callable[[str], WireClient]) -> None:
-    chunked = (
-        b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n"
-    )
-    close = b"HTTP/1.1 404 Not Found\r\nconnection: close\r\n\r\nall of it"
-    answers = iter([chunked, close, fixed(b"again")])
-    async with Server(lambda head: next(answers)) as server:
-        client = client_for(server.url)
-        assert (await client.request("GET", "/a")).content == b"abcde"
-        gone = await client.request("GET", "/b")
-        assert gone.status_code == 404 and gone.text == "all of it"
-        assert (await client.request("GET", "/c")).content == b"again"
-        assert server.connections == 2  # the close-delimited response ended its connection
-
-
 async def test_failures_say_whether_the_request_was_sent(
-    client_for: Callable[[str], WireClient],
+    client_for: Callable[..., WireClient],
 ) -> None:
     with pytest.raises(WireError) as refused:
         await client_for("http://127.0.0.1:9").request("GET", "/")
@@ -113,6 +100,51 @@ async def test_failures_say_whether_the_request_was_sent(
         with pytest.raises(WireError) as dropped:
             await client_for(server.url).request("POST", "/step", b"{}")
         assert dropped.value.sent is True
+    async with Server(lambda head: b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nshort") as server:
+        with pytest.raises(WireError) as cut:  # the body never completes
+            await client_for(server.url, timeout_s=0.5).request("POST", "/step", b"{}")
+        assert cut.value.sent is True
+
+
+async def test_a_closed_client_sends_nothing() -> None:
+    async with Server(lambda head: fixed(b"ok")) as server:
+        client = WireClient(server.url)
+        assert (await client.request("GET", "/")).text == "ok"
+        await client.aclose()
+        with pytest.raises(WireError) as closed:
+            await client.request("GET", "/")
+        assert closed.value.sent is False and server.connections == 1
+    with pytest.raises(ConfigError):
+        WireClient("ftp://127.0.0.1/")
+
+
+async def _streaming_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """A response in many parts (so uvicorn sends it chunked) and one large fixed body."""
+    if scope["type"] != "http":
+        return
+    if scope["path"] == "/chunked":
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        for i in range(50):
+            await send({"type": "http.response.body", "body": bytes([i]) * 1000, "more_body": True})
+        await send({"type": "http.response.body", "body": b""})
+        return
+    body = bytes(range(256)) * 8192  # 2 MiB, past the read buffer
+    headers = [
+        (b"content-type", b"application/msgpack"),
+        (b"content-length", str(len(body)).encode()),
+    ]
+    await send({"type": "http.response.start", "status": 201, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def test_bodies_from_uvicorn_arrive_whole(client_for: Callable[..., WireClient]) -> None:
+    with ThreadServer(_streaming_app) as server:
+        client = client_for(server.url)
+        chunked = await client.request("GET", "/chunked")
+        assert chunked.content == b"".join(bytes([i]) * 1000 for i in range(50))
+        big = await client.request("POST", "/big", b"x" * 100_000)
+        assert big.status_code == 201 and big.content == bytes(range(256)) * 8192
+        assert big.headers.get("content-type") == "application/msgpack"
 
 
 def test_fast_io_prefers_uvloop_and_httptools(monkeypatch: pytest.MonkeyPatch) -> None:

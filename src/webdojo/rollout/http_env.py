@@ -16,8 +16,8 @@ until its lease runs out). A create answered 429 waits for Retry-After, up to
 ``overload_wait_s``. After that, failures raise ``ServerUnavailable`` (infra, retryable).
 
 Responses come as msgpack (raw screenshot bytes) unless ``transport="json"``; see
-``webdojo.server.api.transport`` for why. Requests travel on ``http_wire.WireClient``
-(persistent connections, a fraction of httpx's CPU per request: see that module).
+``webdojo.server.api.transport`` for why. Requests travel on ``http_wire.WireClient``, a thin
+adapter over one aiohttp session (persistent connections; see that module for why not httpx).
 """
 
 from __future__ import annotations
