@@ -106,6 +106,7 @@ class _StubPool(InlinePool):
     [
         ([("ready", "alive"), ("ready", "alive")], "ok", 200),
         ([("ready", "alive"), ("ready", "relaunching")], "degraded", 200),
+        ([("ready", "alive"), ("ready", "recycling")], "ok", 200),  # planned: creates wait
         ([("ready", "alive"), ("dead", "none")], "degraded", 200),
         ([("dead", "none"), ("ready", "dead")], "down", 503),
     ],

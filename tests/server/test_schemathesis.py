@@ -237,16 +237,19 @@ def test_without_the_token_every_answer_is_documented(locked: str, method: str, 
     )
     operation = schema[path][method]
     statuses: Counter[int] = Counter()
+    # This pool never starts, so health honestly answers "down" (503, documented): the one
+    # 5xx that is right here.
+    checks = [c for c in CHECKS if c is not not_a_server_error] if path == "/v1/health" else CHECKS
 
     @settings(FUZZ, max_examples=5)
     @given(case=operation.as_strategy())
     def run(case: schemathesis.Case) -> None:
         response = case.call(base_url=locked)
-        case.validate_response(response, checks=CHECKS, additional_checks=[error_has_stable_code])
+        case.validate_response(response, checks=checks, additional_checks=[error_has_stable_code])
         statuses[response.status_code] += 1
 
     run()
-    assert set(statuses) == ({200} if path == "/v1/health" else {401}), statuses
+    assert set(statuses) == ({503} if path == "/v1/health" else {401}), statuses
 
 
 _TOKEN = {"authorization": "Bearer fuzz-token-0123456789"}

@@ -177,7 +177,8 @@ class WorkerHealth(_Wire):
     worker: str
     state: str = Field(description='the worker: "ready", "starting", "dead" (being replaced)')
     browser: str = Field(
-        description='its browser: "alive", "dead", "relaunching", "none" or "unknown"'
+        description='its browser: "alive", "recycling" (a planned relaunch), "dead", '
+        '"relaunching" (after a death), "none" or "unknown"'
     )
     sessions: int
 

@@ -27,12 +27,13 @@ class WorkerStatus:
     """One worker as health reports it."""
 
     state: str  # the worker: "ready", "starting", "dead" (being replaced) or "closed"
-    browser: str  # its browser: "alive", "dead", "relaunching", "none" or "unknown" (no news)
+    browser: str  # its browser: "alive", "recycling", "dead", "relaunching", "none", "unknown"
     sessions: int
 
     @property
     def healthy(self) -> bool:
-        return self.state == "ready" and self.browser == "alive"
+        # a planned recycle is healthy: creates wait a moment for the next browser
+        return self.state == "ready" and self.browser in ("alive", "recycling")
 
 
 @dataclass(frozen=True)

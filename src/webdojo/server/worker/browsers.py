@@ -31,14 +31,13 @@ from collections import Counter
 from enum import StrEnum
 from typing import Any
 
-import psutil
-
 from webdojo.browser.host import BrowserHost
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.session import BrowserSession, SessionState
 from webdojo.errors import BrowserClosed, WebdojoError
 from webdojo.observation import ObservationOptions
 from webdojo.server.worker.config import WorkerConfig
+from webdojo.server.worker.memory import ProcessTree
 
 _log = logging.getLogger(__name__)
 _WARM_UP = ObservationOptions(jpeg_quality=80)  # a warm page's first (unused) screenshot
@@ -73,6 +72,7 @@ class Browsers:
         self._active: ManagedBrowser | None = None
         self._retired: list[ManagedBrowser] = []
         self._lock = asyncio.Lock()  # one launch / retirement at a time
+        self._recycling = False  # a planned recycle is launching the next browser
         self._refill: asyncio.Task[None] | None = None
         self._monitor: asyncio.Task[None] | None = None
         self._watchdog: asyncio.Task[None] | None = None
@@ -141,17 +141,25 @@ class Browsers:
                 _log.info("recycling the browser after %d contexts", active.contexts)
                 self.counts["browser_recycles"] += 1
                 await self._retire(active, BrowserState.DRAINING)
+                self._recycling = True
             if self._active is None:
-                self._active = ManagedBrowser(await BrowserHost.launch(self._config.browser))
+                try:
+                    self._active = ManagedBrowser(await BrowserHost.launch(self._config.browser))
+                finally:
+                    self._recycling = False
             return self._active
 
     def browser_state(self) -> str:
         """The active browser, for health: "alive"; "dead" (its process died, not replaced
-        yet); "relaunching" (a new one is being launched); "none" (closed)."""
+        yet); "relaunching" (a new one is being launched after a death); "recycling" (the
+        planned replacement of a worn-out one, which the retired one still serves meanwhile);
+        "none" (closed)."""
         active = self._active
         if active is not None:
             return "alive" if active.host.is_connected() else "dead"
-        return "relaunching" if self._lock.locked() else "none"
+        if self._lock.locked():
+            return "recycling" if self._recycling else "relaunching"
+        return "none"
 
     async def _watch(self) -> None:
         """Replace a dead browser as soon as it is seen, not at the next create."""
@@ -364,36 +372,3 @@ class Browsers:
             self._active = None
         for browser in browsers:
             await self._close(browser)
-
-
-class ProcessTree:
-    """Memory of this worker's browsers: each Chromium's main process (the pid Chromium
-    reports, see ``BrowserHost.pid``) and all of its descendants (zygotes, renderers, GPU and
-    utility processes). Other children of the process (other browsers, servers in a test
-    process) are not counted.
-
-    Memory is PSS, not RSS: each of Chromium's processes maps the same binary and shared
-    memory, so summed RSS counts them once per process (a browser with six sessions measured
-    2.4 GB RSS for 530 MB PSS). Reading PSS makes the kernel walk page tables (0.1-0.5 s for
-    a loaded browser), so ``measure`` blocks: call it in a thread."""
-
-    def __init__(self) -> None:
-        self.pss_mb = 0.0
-        self.rss_mb = 0.0
-        self.measured_at = -1.0  # time.monotonic() when the last measurement began
-
-    def measure(self, browser_pids: list[int]) -> None:
-        started = time.monotonic()
-        pss = rss = 0
-        for pid in browser_pids:
-            try:
-                root = psutil.Process(pid)
-                tree = [root, *root.children(recursive=True)]
-            except psutil.Error:
-                continue  # gone: a dead browser is not using memory
-            for proc in tree:
-                with contextlib.suppress(psutil.Error):
-                    info = proc.memory_full_info()
-                    pss, rss = pss + getattr(info, "pss", info.rss), rss + info.rss
-        self.pss_mb, self.rss_mb = pss / 2**20, rss / 2**20
-        self.measured_at = started
