@@ -26,6 +26,13 @@ def worker_dirs(root: Path) -> list[Path]:
     return sorted(root.glob(f"{scratch.PREFIX}*"))
 
 
+def running(proc: psutil.Process) -> bool:
+    try:
+        return proc.status() != psutil.STATUS_ZOMBIE  # an orphan's zombie waits for init
+    except psutil.NoSuchProcess:
+        return False
+
+
 async def test_killed_worker_tmpdir_is_removed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -61,9 +68,14 @@ async def test_killed_server_workers_dirs_are_swept_by_the_next(tmp_path: Path) 
     try:
         [old] = worker_dirs(tmp_path)
         assert scratch.stale(tmp_path) == []  # its server lives
+        workers = scratch.users(old)
+        assert workers  # the worker, its driver, Chromium
         os.kill(killed.pid, signal.SIGKILL)
     finally:
         killed.stop()
+    # The orphaned worker sees its channel close and exits, browser and all, by itself.
+    await wait_until(lambda: not any(map(running, workers)), "the orphans gone")
+    assert old.exists() and scratch.stale(tmp_path) == [old]
     with ServerProcess(args, env=env):
         await wait_until(lambda: not old.exists(), "the killed server's worker dir swept")
         assert len(worker_dirs(tmp_path)) == 1
