@@ -8,10 +8,12 @@ popup and download pages, at step numbers drawn from a seed.
 
 The run ends with the accounting of issue 13: acknowledged steps against the store (lost,
 duplicated), faults injected and recovered with their recovery times, answers later than
-their deadline + 1 s, RSS and open-file growth of the server's processes after the warm-up,
+their deadline + 1 s, RSS and open-file growth of the server's processes after the warm-up
+(measured only when no fault restarts a process: ``--faults none`` gives the leak figure),
 and what is left at the end (zombies, processes, the server's temporary files: the server
-runs with ``TMPDIR`` set to a directory of its own, so that Chromium profiles, Playwright
-artifacts and downloads left behind are counted without mixing in other users' files).
+runs with ``TMPDIR`` set to a directory of its own, and each worker with one of its own inside
+it, so that Chromium profiles, Playwright artifacts and downloads left behind are counted
+without mixing in other users' files).
 """
 
 from __future__ import annotations
@@ -236,8 +238,15 @@ async def run_soak(config: SoakConfig | None = None, log: Log | None = None) -> 
                 server.stop()
         await _leftovers(watch, scratch, result)
         result.seconds = time.monotonic() - started
-    result.growth()
+    result.growth(growth_condition(config.faults))
     return result
+
+
+def growth_condition(rates: dict[FaultKind, float]) -> str | None:
+    """Under which faults the growth figures mean something: none restarting a process."""
+    if any(rates.get(kind, 0) > 0 for kind in faults.PROCESS_KINDS):
+        return None
+    return "page faults only" if any(rates.values()) else "fault-free"
 
 
 async def _run(
@@ -292,6 +301,7 @@ async def _run(
     result.faults = {str(k): v for k, v in injector.injected.items()}
     result.recovered = {str(k): v for k, v in injector.recovered.items()}
     result.recovery_s = {str(k): v for k, v in injector.recovery_s.items()}
+    result.tab_crash_hits = sum(injector.tab_hits)
     result.detect_s = {str(k): v for k, v in injector.detect_s.items()}
     result.late, result.calls = tracker.late, dict(tracker.calls)
     result.notes += injector.notes

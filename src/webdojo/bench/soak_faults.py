@@ -28,6 +28,7 @@ import psutil
 
 from webdojo.errors import ConfigError
 from webdojo.local_http import LoopbackHTTPServer
+from webdojo.server.pool import scratch
 
 
 class FaultKind(StrEnum):
@@ -169,6 +170,16 @@ def kill(proc: psutil.Process) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def slot_of(proc: psutil.Process) -> str | None:
+    """The pool slot (``local-0``) of a worker's process, or of its browser's: each worker
+    runs in a scratch directory of its own, named after its slot, which its Playwright driver
+    and Chromium inherit as ``TMPDIR``."""
+    try:
+        return scratch.slot_of(proc.environ().get("TMPDIR", ""))
+    except psutil.Error:
+        return None
 
 
 def pick(procs: list[psutil.Process], rng: random.Random) -> psutil.Process | None:
