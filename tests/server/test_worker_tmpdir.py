@@ -13,6 +13,7 @@ import psutil
 import pytest
 from _pool_fixtures import FAST, wait_until
 
+from webdojo.bench import soak_faults
 from webdojo.observation import ObservationOptions
 from webdojo.server.child_process import ServerProcess
 from webdojo.server.pool import scratch
@@ -44,6 +45,8 @@ async def test_killed_worker_tmpdir_is_removed(
         [first] = worker_dirs(tmp_path)
         assert scratch.slot_of(first) == "local-0"
         assert any(first.iterdir())  # Chromium's profile and Playwright's files live there
+        # the soak tells which worker a renderer belongs to by it
+        assert {soak_faults.slot_of(r) for r in soak_faults.renderers(os.getpid())} == {"local-0"}
         pid = (await pool.worker_stats())["local-0"]["pid"]
         assert os.environ.get("TMPDIR") != str(first)
         assert psutil.Process(pid).environ()["TMPDIR"] == str(first)

@@ -301,7 +301,8 @@ async def _run(
     result.faults = {str(k): v for k, v in injector.injected.items()}
     result.recovered = {str(k): v for k, v in injector.recovered.items()}
     result.recovery_s = {str(k): v for k, v in injector.recovery_s.items()}
-    result.tab_crash_hits = sum(injector.tab_hits)
+    result.tab_crashes = injector.tab_crashes
+    result.tab_crash_hits = sum(1 for c in injector.tab_crashes if c["hit"])
     result.detect_s = {str(k): v for k, v in injector.detect_s.items()}
     result.late, result.calls = tracker.late, dict(tracker.calls)
     result.notes += injector.notes

@@ -16,6 +16,7 @@ clock, so that a run with the same seed injects the same faults at the same step
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import signal
@@ -173,13 +174,17 @@ def kill(proc: psutil.Process) -> bool:
 
 
 def slot_of(proc: psutil.Process) -> str | None:
-    """The pool slot (``local-0``) of a worker's process, or of its browser's: each worker
-    runs in a scratch directory of its own, named after its slot, which its Playwright driver
-    and Chromium inherit as ``TMPDIR``."""
-    try:
-        return scratch.slot_of(proc.environ().get("TMPDIR", ""))
-    except psutil.Error:
-        return None
+    """The pool slot (``local-0``) of a worker's process, or of one of its browser's: each
+    worker runs in a scratch directory of its own, named after its slot, which its Playwright
+    driver and Chromium inherit as ``TMPDIR``. A renderer's environment is not readable (its
+    sandbox makes it undumpable): the nearest ancestor that shows one is asked."""
+    with contextlib.suppress(psutil.Error):
+        for each in [proc, *proc.parents()]:
+            with contextlib.suppress(psutil.Error):
+                slot = scratch.slot_of(each.environ().get("TMPDIR", ""))
+                if slot is not None:
+                    return slot
+    return None
 
 
 def pick(procs: list[psutil.Process], rng: random.Random) -> psutil.Process | None:

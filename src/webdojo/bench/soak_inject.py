@@ -85,7 +85,7 @@ class Injector:
         self.recovery_s: dict[str, list[float]] = defaultdict(list)
         self.detect_s: dict[str, list[float]] = defaultdict(list)  # until a client saw it
         self.notes: list[str] = []
-        self.tab_hits: list[bool] = []  # per recovered tab crash: did it hit a session?
+        self.tab_crashes: list[dict[str, object]] = []  # per recovered tab crash
         self.log: list[tuple[float, int, str]] = []  # (time.time(), acknowledged steps, kind)
 
     async def run(self, plan: list[tuple[int, FaultKind]]) -> None:
@@ -145,6 +145,7 @@ class Injector:
             if not (live - answered) & set(self.tracker.live):
                 break
             await asyncio.sleep(0.02)
+        settled = round(time.monotonic() - t0, 3)  # when it was known whom the crash hit
         hits = [
             e
             for e in self.tracker.errors[errors_from:]
@@ -163,7 +164,9 @@ class Injector:
             return
         self.recovered[FaultKind.TAB_CRASH] += 1
         self.recovery_s[FaultKind.TAB_CRASH].append(ack.at - t0)
-        self.tab_hits.append(bool(hits))
+        self.tab_crashes.append(
+            {"hit": bool(hits), "recovery_s": round(ack.at - t0, 3), "attributed_s": settled}
+        )
 
     async def _recover(self, kind: FaultKind, t0: float, mark: tuple[int, int]) -> None:
         acks_from, errors_from = mark

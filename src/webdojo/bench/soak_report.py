@@ -68,6 +68,7 @@ class SoakResult:
     warmup_steps: int = 0
     growth_measured: str | None = None  # "fault-free", "page faults only", None: not measured
     tab_crash_hits: int = 0  # recovered tab crashes that hit a session's page
+    tab_crashes: list[dict[str, object]] = field(default_factory=list)  # hit, recovery_s, ...
     rss_growth_mb_per_h: float | None = None
     open_files_growth_per_h: float | None = None
     defunct: int = 0  # zombie processes of the server's trees at the end
@@ -121,6 +122,7 @@ class SoakResult:
             "late_answers": self.late[:20],
             "calls": self.calls,
             "tab_crash_hits": self.tab_crash_hits,
+            "tab_crashes": self.tab_crashes,
             "growth_measured": self.growth_measured,
             "rss_growth_mb_per_h": self.rss_growth_mb_per_h,
             "open_files_growth_per_h": self.open_files_growth_per_h,
