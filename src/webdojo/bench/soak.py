@@ -227,10 +227,12 @@ async def run_soak(config: SoakConfig | None = None, log: Log | None = None) -> 
             "--action-timeout", str(config.action_timeout_s),
             "--navigation-timeout", str(config.navigation_timeout_s),
         ]  # fmt: skip
-        server = SoakServer(args, {"TMPDIR": str(scratch)})
-        watch = ProcessWatch(server)
-        say(f"starting webdojo serve {' '.join(args)}")
         with FaultSite() as site:
+            # The fault site is on loopback, which the network policy blocks unless allowed.
+            args += ["--allow-host", site.origin]
+            server = SoakServer(args, {"TMPDIR": str(scratch)})
+            watch = ProcessWatch(server)
+            say(f"starting webdojo serve {' '.join(args)}")
             server.start()
             try:
                 await _run(config, server, watch, site, tmp, result, say, started)

@@ -242,6 +242,11 @@ class FaultSite:
 
         self._server = LoopbackHTTPServer(Handler, name="webdojo-soak-faults")
 
+    @property
+    def origin(self) -> str:
+        """``http://127.0.0.1:<port>`` (for the server's ``--allow-host``)."""
+        return self._server.base_url
+
     def url(self, path: str) -> str:
         return self._server.base_url + path
 
