@@ -90,11 +90,12 @@ def test_growth_is_measured_only_without_process_faults() -> None:
     result = SoakResult(warmup_steps=10)
     result.samples = [
         {"t": 0.0, "steps": 0, "rss_mb": 900.0, "open_files": 10.0},  # warm-up: ignored
-        {"t": 3600.0, "steps": 10, "rss_mb": 100.0, "open_files": 10.0},
-        {"t": 7200.0, "steps": 20, "rss_mb": 102.0, "open_files": 11.0},
+        {"t": 3600.0, "steps": 10, "rss_mb": 100.0, "open_files": 10.0, "python_rss_mb": 50.0},
+        {"t": 7200.0, "steps": 20, "rss_mb": 102.0, "open_files": 11.0, "python_rss_mb": 50.5},
     ]
     result.growth("fault-free")
     assert result.rss_growth_mb_per_h == 2.0 and result.open_files_growth_per_h == 1.0
+    assert result.python_rss_growth_mb_per_h == 0.5
     result.growth(None)
     assert result.to_json()["growth_measured"] is None and result.rss_growth_mb_per_h is None
 

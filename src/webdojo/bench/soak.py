@@ -125,14 +125,23 @@ class ProcessWatch:
                 self.seen.setdefault(proc.pid, proc.create_time())
         return procs
 
-    def sample(self) -> tuple[float, float]:
-        """(RSS in MB, open files) summed over the server's tree now."""
-        rss, files = 0, 0
+    def sample(self) -> dict[str, float]:
+        """RSS (MB) and open files summed over the server's tree now, and over its Python
+        processes alone (the server and its workers: no browser, whose processes come and
+        go with contexts and browser recycling)."""
+        rss = files = py_rss = py_files = 0
         for proc in self._note():
             with contextlib.suppress(psutil.Error):
-                rss += proc.memory_info().rss
-                files += proc.num_fds()
-        return rss / 2**20, float(files)
+                r, f = proc.memory_info().rss, proc.num_fds()
+                rss, files = rss + r, files + f
+                if "python" in proc.name():
+                    py_rss, py_files = py_rss + r, py_files + f
+        return {
+            "rss_mb": round(rss / 2**20, 1),
+            "open_files": float(files),
+            "python_rss_mb": round(py_rss / 2**20, 1),
+            "python_open_files": float(py_files),
+        }
 
     def left(self) -> tuple[list[psutil.Process], list[psutil.Process]]:
         """(still running, zombies) among the processes ever seen."""
@@ -196,15 +205,9 @@ async def _sampler(
     next_at = 0
     while True:
         if tracker.acked >= next_at and not server.restarting:
-            rss, files = await asyncio.to_thread(watch.sample)
-            result.samples.append(
-                {
-                    "t": time.monotonic() - started,
-                    "steps": tracker.acked,
-                    "rss_mb": round(rss, 1),
-                    "open_files": files,
-                }
-            )
+            sample = await asyncio.to_thread(watch.sample)
+            sample |= {"t": round(time.monotonic() - started, 2), "steps": tracker.acked}
+            result.samples.append(sample)
             next_at = tracker.acked + every
         await asyncio.sleep(0.2)
 
