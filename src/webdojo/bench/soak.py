@@ -8,10 +8,12 @@ popup and download pages, at step numbers drawn from a seed.
 
 The run ends with the accounting of issue 13: acknowledged steps against the store (lost,
 duplicated), faults injected and recovered with their recovery times, answers later than
-their deadline + 1 s, RSS and open-file growth of the server's processes after the warm-up,
+their deadline + 1 s, RSS and open-file growth of the server's processes after the warm-up
+(measured only when no fault restarts a process: ``--faults none`` gives the leak figure),
 and what is left at the end (zombies, processes, the server's temporary files: the server
-runs with ``TMPDIR`` set to a directory of its own, so that Chromium profiles, Playwright
-artifacts and downloads left behind are counted without mixing in other users' files).
+runs with ``TMPDIR`` set to a directory of its own, and each worker with one of its own inside
+it, so that Chromium profiles, Playwright artifacts and downloads left behind are counted
+without mixing in other users' files).
 """
 
 from __future__ import annotations
@@ -123,14 +125,23 @@ class ProcessWatch:
                 self.seen.setdefault(proc.pid, proc.create_time())
         return procs
 
-    def sample(self) -> tuple[float, float]:
-        """(RSS in MB, open files) summed over the server's tree now."""
-        rss, files = 0, 0
+    def sample(self) -> dict[str, float]:
+        """RSS (MB) and open files summed over the server's tree now, and over its Python
+        processes alone (the server and its workers: no browser, whose processes come and
+        go with contexts and browser recycling)."""
+        rss = files = py_rss = py_files = 0
         for proc in self._note():
             with contextlib.suppress(psutil.Error):
-                rss += proc.memory_info().rss
-                files += proc.num_fds()
-        return rss / 2**20, float(files)
+                r, f = proc.memory_info().rss, proc.num_fds()
+                rss, files = rss + r, files + f
+                if "python" in proc.name():
+                    py_rss, py_files = py_rss + r, py_files + f
+        return {
+            "rss_mb": round(rss / 2**20, 1),
+            "open_files": float(files),
+            "python_rss_mb": round(py_rss / 2**20, 1),
+            "python_open_files": float(py_files),
+        }
 
     def left(self) -> tuple[list[psutil.Process], list[psutil.Process]]:
         """(still running, zombies) among the processes ever seen."""
@@ -194,15 +205,9 @@ async def _sampler(
     next_at = 0
     while True:
         if tracker.acked >= next_at and not server.restarting:
-            rss, files = await asyncio.to_thread(watch.sample)
-            result.samples.append(
-                {
-                    "t": time.monotonic() - started,
-                    "steps": tracker.acked,
-                    "rss_mb": round(rss, 1),
-                    "open_files": files,
-                }
-            )
+            sample = await asyncio.to_thread(watch.sample)
+            sample |= {"t": round(time.monotonic() - started, 2), "steps": tracker.acked}
+            result.samples.append(sample)
             next_at = tracker.acked + every
         await asyncio.sleep(0.2)
 
@@ -225,10 +230,12 @@ async def run_soak(config: SoakConfig | None = None, log: Log | None = None) -> 
             "--action-timeout", str(config.action_timeout_s),
             "--navigation-timeout", str(config.navigation_timeout_s),
         ]  # fmt: skip
-        server = SoakServer(args, {"TMPDIR": str(scratch)})
-        watch = ProcessWatch(server)
-        say(f"starting webdojo serve {' '.join(args)}")
         with FaultSite() as site:
+            # The fault site is on loopback, which the network policy blocks unless allowed.
+            args += ["--allow-host", site.origin]
+            server = SoakServer(args, {"TMPDIR": str(scratch)})
+            watch = ProcessWatch(server)
+            say(f"starting webdojo serve {' '.join(args)}")
             server.start()
             try:
                 await _run(config, server, watch, site, tmp, result, say, started)
@@ -236,8 +243,15 @@ async def run_soak(config: SoakConfig | None = None, log: Log | None = None) -> 
                 server.stop()
         await _leftovers(watch, scratch, result)
         result.seconds = time.monotonic() - started
-    result.growth()
+    result.growth(growth_condition(config.faults))
     return result
+
+
+def growth_condition(rates: dict[FaultKind, float]) -> str | None:
+    """Under which faults the growth figures mean something: none restarting a process."""
+    if any(rates.get(kind, 0) > 0 for kind in faults.PROCESS_KINDS):
+        return None
+    return "page faults only" if any(rates.values()) else "fault-free"
 
 
 async def _run(
@@ -292,6 +306,8 @@ async def _run(
     result.faults = {str(k): v for k, v in injector.injected.items()}
     result.recovered = {str(k): v for k, v in injector.recovered.items()}
     result.recovery_s = {str(k): v for k, v in injector.recovery_s.items()}
+    result.tab_crashes = injector.tab_crashes
+    result.tab_crash_hits = sum(1 for c in injector.tab_crashes if c["hit"])
     result.detect_s = {str(k): v for k, v in injector.detect_s.items()}
     result.late, result.calls = tracker.late, dict(tracker.calls)
     result.notes += injector.notes

@@ -16,6 +16,7 @@ clock, so that a run with the same seed injects the same faults at the same step
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import signal
@@ -28,6 +29,7 @@ import psutil
 
 from webdojo.errors import ConfigError
 from webdojo.local_http import LoopbackHTTPServer
+from webdojo.server.pool import scratch
 
 
 class FaultKind(StrEnum):
@@ -171,6 +173,20 @@ def kill(proc: psutil.Process) -> bool:
     return True
 
 
+def slot_of(proc: psutil.Process) -> str | None:
+    """The pool slot (``local-0``) of a worker's process, or of one of its browser's: each
+    worker runs in a scratch directory of its own, named after its slot, which its Playwright
+    driver and Chromium inherit as ``TMPDIR``. A renderer's environment is not readable (its
+    sandbox makes it undumpable): the nearest ancestor that shows one is asked."""
+    with contextlib.suppress(psutil.Error):
+        for each in [proc, *proc.parents()]:
+            with contextlib.suppress(psutil.Error):
+                slot = scratch.slot_of(each.environ().get("TMPDIR", ""))
+                if slot is not None:
+                    return slot
+    return None
+
+
 def pick(procs: list[psutil.Process], rng: random.Random) -> psutil.Process | None:
     return rng.choice(procs) if procs else None
 
@@ -225,6 +241,11 @@ class FaultSite:
                 self.wfile.write(body)
 
         self._server = LoopbackHTTPServer(Handler, name="webdojo-soak-faults")
+
+    @property
+    def origin(self) -> str:
+        """``http://127.0.0.1:<port>`` (for the server's ``--allow-host``)."""
+        return self._server.base_url
 
     def url(self, path: str) -> str:
         return self._server.base_url + path

@@ -3,13 +3,19 @@ step number, and measures how long the environment takes to serve again.
 
 Recovery, by kind:
 
-* process faults inside the server (tab crash, browser kill, worker kill): the worker hit is
-  the one whose session first reports a fault after the kill (a crashed page, a lost
-  session; how long that took is ``detect_s``). A browser or worker kill has recovered when
-  a session created after the kill has a step acknowledged on that worker; a tab crash
-  (one tab lost, the worker serves on) when that worker acknowledges a step after the crash
-  was reported. A fault that hit no session (a renderer of a spare page) recovers at the
-  first step of any session created after it;
+* tab crash (SIGKILL of one renderer): the worker hit is the one whose scratch directory the
+  renderer ran in (``webdojo.server.pool.scratch``). The crash hit a session if one of that
+  worker's sessions answered with a fault (``page_crashed``) after it; the soak knows this
+  once every session open on that worker at the crash has answered again (or
+  ``ATTRIBUTE_S`` passed). A crash that hit a session has recovered at the first step that
+  worker acknowledges after the last such fault answer; one that hit no session (a renderer
+  of a spare warm page nobody used) at the first step that worker acknowledges after the
+  crash. Both are timed from the kill;
+* browser and worker kills: the worker hit is the one whose session first reports a fault
+  after the kill (a lost session, a closed browser; how long that took is ``detect_s``).
+  They have recovered when a session created after the kill has a step acknowledged on that
+  worker (every session there was lost: only a new one shows that service is back). One
+  that hit no session recovers at the first step of any session created after it;
 * server kill: when a session created after the restart has a step acknowledged;
 * page faults: the soak's own session opens the fault page and acts; the fault has recovered
   when the same session's next step (a plain page) succeeds, timed from the faulty answer.
@@ -79,6 +85,7 @@ class Injector:
         self.recovery_s: dict[str, list[float]] = defaultdict(list)
         self.detect_s: dict[str, list[float]] = defaultdict(list)  # until a client saw it
         self.notes: list[str] = []
+        self.tab_crashes: list[dict[str, object]] = []  # per recovered tab crash
         self.log: list[tuple[float, int, str]] = []  # (time.time(), acknowledged steps, kind)
 
     async def run(self, plan: list[tuple[int, FaultKind]]) -> None:
@@ -103,11 +110,17 @@ class Injector:
             await self._recover(kind, t0, mark)
             return
         target = self._target(kind)
+        slot = faults.slot_of(target) if target is not None else None
+        live = {s for s, w in self.tracker.live.items() if w == slot}  # before the kill
+        t0 = time.monotonic()
         if target is None or not faults.kill(target):
             self.notes.append(f"{kind}: no process to kill at step {self.tracker.acked}")
             return
         self.injected[kind] += 1
-        await self._recover(kind, t0, mark)
+        if kind is FaultKind.TAB_CRASH and slot is not None:
+            await self._recover_tab(t0, mark, slot, live)
+        else:
+            await self._recover(kind, t0, mark)
 
     def _target(self, kind: FaultKind) -> psutil.Process | None:
         pid = self.server.pid
@@ -119,6 +132,41 @@ class Injector:
         return faults.pick(found, self.rng)
 
     # --- recovery -----------------------------------------------------------------------------
+
+    async def _recover_tab(
+        self, t0: float, mark: tuple[int, int], worker: str, live: set[str]
+    ) -> None:
+        """A tab crash on ``worker``, whose sessions ``live`` were open at the kill."""
+        acks_from, errors_from = mark
+        deadline = time.monotonic() + ATTRIBUTE_S
+        while time.monotonic() < deadline:  # until each of them answered again (or closed)
+            answered = {e.session for e in self.tracker.acks[acks_from:] if e.at >= t0}
+            answered |= {e.session for e in self.tracker.errors[errors_from:] if e.at >= t0}
+            if not (live - answered) & set(self.tracker.live):
+                break
+            await asyncio.sleep(0.02)
+        settled = round(time.monotonic() - t0, 3)  # when it was known whom the crash hit
+        hits = [
+            e
+            for e in self.tracker.errors[errors_from:]
+            if e.worker == worker and e.at >= t0 and e.code in FAULT_CODES
+        ]
+        if hits:
+            self.detect_s[FaultKind.TAB_CRASH].append(hits[0].at - t0)
+        since = hits[-1].at if hits else t0
+
+        def back(e: Event) -> bool:
+            return e.worker == worker and e.at >= since
+
+        ack = await self._first(self.tracker.acks, acks_from, back, self.recovery_timeout_s)
+        if ack is None:
+            self.notes.append(f"{FaultKind.TAB_CRASH}: no step on {worker} after the crash")
+            return
+        self.recovered[FaultKind.TAB_CRASH] += 1
+        self.recovery_s[FaultKind.TAB_CRASH].append(ack.at - t0)
+        self.tab_crashes.append(
+            {"hit": bool(hits), "recovery_s": round(ack.at - t0, 3), "attributed_s": settled}
+        )
 
     async def _recover(self, kind: FaultKind, t0: float, mark: tuple[int, int]) -> None:
         acks_from, errors_from = mark

@@ -1,4 +1,22 @@
-"""The soak's result: its figures as JSON (``to_json``) and as a rich table, with targets."""
+"""The soak's result: its figures as JSON (``to_json``) and as a rich table, with targets.
+
+Recovery after a tab crash (``recovery_s["tab_crash"]``), from the SIGKILL of the renderer:
+a crash that hit a session's page has recovered at the first step acknowledged on that
+session's worker after the session answered with the fault (``page_crashed``); a crash that
+hit no session (a spare warm page's renderer) at the first step that worker acknowledges
+after the crash (``tab_crash_hits`` says how many hit a session).
+
+Growth (``rss_growth_mb_per_h``, ``open_files_growth_per_h``): the slope of RSS and open files
+summed over the server's processes, sampled after the warm-up; ``python_...`` the same over
+the server's and workers' Python processes alone (browsers excluded: their renderers come
+and go with contexts, and a browser is relaunched every ``recycle_after_contexts``, so over
+a short run their sum is a sawtooth whose slope says little). ``sample_series`` holds the
+samples. Process faults (tab crashes,
+browser, worker and server kills) restart processes, which resets what they hold, so the
+slope of a run with them means nothing: the figures are then null, and
+``growth_measured`` says under which faults they were measured (``"fault-free"`` for
+``--faults none``, the run that gives the leak figure; ``"page faults only"``).
+"""
 
 from __future__ import annotations
 
@@ -50,10 +68,15 @@ class SoakResult:
     detect_s: dict[str, list[float]] = field(default_factory=dict)  # kill until a client saw it
     late: list[dict[str, object]] = field(default_factory=list)  # answers past deadline + 1 s
     calls: dict[str, int] = field(default_factory=dict)  # client calls by operation
-    samples: list[dict[str, float]] = field(default_factory=list)  # t, steps, rss_mb, open_files
+    samples: list[dict[str, float]] = field(default_factory=list)  # see ``ProcessWatch.sample``
     warmup_steps: int = 0
+    growth_measured: str | None = None  # "fault-free", "page faults only", None: not measured
+    tab_crash_hits: int = 0  # recovered tab crashes that hit a session's page
+    tab_crashes: list[dict[str, object]] = field(default_factory=list)  # hit, recovery_s, ...
     rss_growth_mb_per_h: float | None = None
     open_files_growth_per_h: float | None = None
+    python_rss_growth_mb_per_h: float | None = None  # the server's and workers' processes
+    python_open_files_growth_per_h: float | None = None
     defunct: int = 0  # zombie processes of the server's trees at the end
     leftover_processes: int = 0  # processes of the server's trees still running at the end
     leftover_dirs: int = 0  # entries left in the server's private temporary directory
@@ -63,12 +86,23 @@ class SoakResult:
     notes: list[str] = field(default_factory=list)
     config: dict[str, Any] = field(default_factory=dict)
 
-    def growth(self) -> None:
-        """Set the growth figures from the samples taken after the warm-up."""
+    def growth(self, measured: str | None) -> None:
+        """Set the growth figures from the samples taken after the warm-up, under faults that
+        left every process running (``measured``; None: some restarted, no figures)."""
+        self.growth_measured = measured
+        self.rss_growth_mb_per_h = self.open_files_growth_per_h = None
+        self.python_rss_growth_mb_per_h = self.python_open_files_growth_per_h = None
+        if measured is None:
+            return
         warm = [s for s in self.samples if s["steps"] >= self.warmup_steps]
-        self.rss_growth_mb_per_h = _round(slope_per_hour([(s["t"], s["rss_mb"]) for s in warm]))
-        files = [(s["t"], s["open_files"]) for s in warm]
-        self.open_files_growth_per_h = _round(slope_per_hour(files))
+
+        def slope(key: str) -> float | None:
+            return _round(slope_per_hour([(s["t"], s[key]) for s in warm if key in s]))
+
+        self.rss_growth_mb_per_h = slope("rss_mb")
+        self.open_files_growth_per_h = slope("open_files")
+        self.python_rss_growth_mb_per_h = slope("python_rss_mb")
+        self.python_open_files_growth_per_h = slope("python_open_files")
 
     def recovery_summary(
         self, which: dict[str, list[float]] | None = None
@@ -99,9 +133,15 @@ class SoakResult:
             "late": len(self.late),
             "late_answers": self.late[:20],
             "calls": self.calls,
+            "tab_crash_hits": self.tab_crash_hits,
+            "tab_crashes": self.tab_crashes,
+            "growth_measured": self.growth_measured,
             "rss_growth_mb_per_h": self.rss_growth_mb_per_h,
             "open_files_growth_per_h": self.open_files_growth_per_h,
+            "python_rss_growth_mb_per_h": self.python_rss_growth_mb_per_h,
+            "python_open_files_growth_per_h": self.python_open_files_growth_per_h,
             "samples": len(self.samples),
+            "sample_series": self.samples[:50],
             "defunct": self.defunct,
             "leftover_processes": self.leftover_processes,
             "leftover_dirs": self.leftover_dirs,
@@ -142,9 +182,22 @@ def soak_table(result: SoakResult) -> Table:
         value = f"{back}/{injected} recovered, p50 {p50} s, p99 {p99} s"
         rows.append((f"fault {kind}", value, f"p99 <= {goal} s" if goal else "all", met))
     rss, files = result.rss_growth_mb_per_h, result.open_files_growth_per_h
+    how = result.growth_measured or "not measured: process faults restart processes"
     rows += [
-        ("RSS growth (MB/h)", str(rss), f"< {GROWTH_TARGET_MB_PER_H}", _below(rss)),
-        ("open files growth (/h)", str(files), "", None),
+        (f"RSS growth (MB/h, {how})", str(rss), f"< {GROWTH_TARGET_MB_PER_H}", _below(rss)),
+        (f"open files growth (/h, {how})", str(files), "", None),
+        (
+            "  of which server + workers: RSS (MB/h)",
+            str(result.python_rss_growth_mb_per_h),
+            "",
+            None,
+        ),
+        (
+            "  of which server + workers: open files (/h)",
+            str(result.python_open_files_growth_per_h),
+            "",
+            None,
+        ),
         ("defunct processes", str(result.defunct), "0", result.defunct == 0),
         ("leftover processes", str(result.leftover_processes), "0", not result.leftover_processes),
         ("leftover temp dirs", str(result.leftover_dirs), "0", result.leftover_dirs == 0),

@@ -40,6 +40,7 @@ class Event:
     worker: str  # the worker's slot name (kept across its restarts)
     created: float  # when the session was created (time.monotonic())
     code: str | None = None  # an error's code; None for an acknowledged step
+    session: str = ""  # the session's id
 
 
 @dataclass
@@ -54,6 +55,7 @@ class Tracker:
     errors: list[Event] = field(default_factory=list)
     late: list[dict[str, object]] = field(default_factory=list)  # op, seconds, deadline
     calls: Counter[str] = field(default_factory=Counter)
+    live: dict[str, str] = field(default_factory=dict)  # open sessions: id -> worker slot
 
     def deadline(self, op: str, action: Action | None = None) -> float:
         """An operation's deadline: a page load's for a create or a navigation; for another
@@ -123,13 +125,14 @@ class TrackedSession:
         self.inner = inner
         self.env = env
         self.created = time.monotonic()
+        env.tracker.live[inner.id] = inner.worker
 
     @property
     def worker(self) -> str:
         return self.inner.worker
 
     def _event(self, code: str | None) -> Event:
-        return Event(time.monotonic(), self.inner.worker, self.created, code)
+        return Event(time.monotonic(), self.inner.worker, self.created, code, self.inner.id)
 
     async def step(self, action: Action, options: ObservationOptions) -> Observation:
         tracker = self.env.tracker
@@ -173,7 +176,10 @@ class TrackedSession:
         return await self.env.tracker.timed("final_state", call, self.env.tracker.action_s)
 
     async def aclose(self) -> None:
-        await self.env.tracker.timed("close", self.inner.aclose(), self.env.tracker.action_s)
+        try:
+            await self.env.tracker.timed("close", self.inner.aclose(), self.env.tracker.action_s)
+        finally:
+            self.env.tracker.live.pop(self.inner.id, None)
 
 
 def count_stored(run_dir: Path) -> tuple[int, int]:

@@ -42,6 +42,7 @@ from typing import Any
 from playwright.async_api import Browser, CDPSession
 from playwright.async_api import Error as PlaywrightError
 
+from webdojo.browser import stale_dirs
 from webdojo.errors import DownloadTooLarge, TooManyDownloads, WebdojoError
 from webdojo.observation import DownloadInfo, ErrorInfo
 
@@ -307,20 +308,4 @@ class DownloadRoot:
 def sweep_stale_roots() -> int:
     """Remove the download roots of processes that are gone (a host killed before it could
     close). Returns how many were removed."""
-    removed = 0
-    for entry in Path(tempfile.gettempdir()).glob(f"{ROOT_PREFIX}*"):
-        pid = entry.name.removeprefix(ROOT_PREFIX).partition("-")[0]
-        if pid.isdigit() and not _alive(int(pid)):
-            shutil.rmtree(entry, ignore_errors=True)
-            removed += 1
-    return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # someone else's process
-    return True
+    return stale_dirs.sweep(Path(tempfile.gettempdir()), ROOT_PREFIX)

@@ -8,14 +8,20 @@ there); this module starts the workers, as ``WorkerProcess``es. What processes a
   its socket, which fails the calls in flight on it and reports the death to the pool.
 * A dead Chromium inside a live worker is the worker's business: its sessions raise
   ``BrowserClosed`` and the worker launches a new browser.
+* Each worker runs with a ``TMPDIR`` of its own, removed once it has exited, however it
+  ended; at start, those of servers that were killed are removed (``scratch``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+from collections.abc import Coroutine
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from webdojo.server.pool import scratch
 from webdojo.server.pool.managed import ManagedPool, ManagedPoolConfig, Slot
 from webdojo.server.worker.process import WorkerProcess
 
@@ -37,12 +43,39 @@ class LocalPool(ManagedPool[WorkerProcess]):
 
     def __init__(self, config: LocalPoolConfig | None = None, **overrides: Any) -> None:
         super().__init__(dataclasses.replace(config or LocalPoolConfig(), **overrides), "local")
+        self._cleanups: set[asyncio.Task[None]] = set()
+
+    async def start(self) -> None:
+        for path in scratch.stale():  # left by a server that was killed
+            self._later(scratch.remove_when_unused(path))
+        await super().start()
+
+    async def aclose(self) -> None:
+        await super().aclose()
+        await asyncio.gather(*self._cleanups, return_exceptions=True)
 
     async def _spawn_worker(self, slot: Slot[WorkerProcess], generation: int) -> WorkerProcess:
-        return await WorkerProcess.spawn(
-            slot.name,
-            generation,
-            self.config.worker,
-            self._worker_died,
-            self.config.start_timeout_s,
-        )
+        tmp = scratch.new_dir(slot.name)
+        try:
+            worker = await WorkerProcess.spawn(
+                slot.name,
+                generation,
+                self.config.worker,
+                self._worker_died,
+                self.config.start_timeout_s,
+                env={"TMPDIR": str(tmp)},
+            )
+        except BaseException:
+            self._later(scratch.remove_when_unused(tmp))
+            raise
+        self._later(self._remove_after(worker, tmp))
+        return worker
+
+    async def _remove_after(self, worker: WorkerProcess, tmp: Path) -> None:
+        await worker.exited()
+        await scratch.remove_when_unused(tmp)
+
+    def _later(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._cleanups.add(task)
+        task.add_done_callback(self._cleanups.discard)

@@ -64,11 +64,13 @@ class WorkerProcess(WorkerHandle):
         config: WorkerConfig,
         on_death: Callable[[WorkerProcess], None],
         timeout_s: float,
+        env: dict[str, str] | None = None,
     ) -> WorkerProcess:
+        """``env``: variables set for the child on top of the server's (its ``TMPDIR``)."""
         worker = cls(name, generation, on_death)
         try:
             async with asyncio.timeout(timeout_s):
-                await worker._start(config)
+                await worker._start(config, env or {})
         except BaseException as exc:
             await worker._abandon()
             if isinstance(exc, TimeoutError):
@@ -78,7 +80,7 @@ class WorkerProcess(WorkerHandle):
             raise
         return worker
 
-    async def _start(self, config: WorkerConfig) -> None:
+    async def _start(self, config: WorkerConfig, env: dict[str, str]) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         self._sock = ours
         try:
@@ -92,7 +94,7 @@ class WorkerProcess(WorkerHandle):
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=2,  # stdout belongs to the server (it prints its address there)
                 start_new_session=True,
-                env=_child_env(),
+                env={**_child_env(), **env},
             )
         finally:
             theirs.close()  # the child holds its copy: our end sees EOF when it dies
@@ -117,6 +119,11 @@ class WorkerProcess(WorkerHandle):
         if self._proc is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._proc.wait(), 10)
+
+    async def exited(self) -> None:
+        """Return once the process has ended (at once if it never started)."""
+        if self._proc is not None:
+            await self._proc.wait()
 
     @property
     def alive(self) -> bool:

@@ -1,0 +1,74 @@
+"""Each local worker's own temporary directory (its ``TMPDIR``), removed with the worker.
+
+Chromium's profile, Playwright's artifacts and the worker's downloads all go to ``TMPDIR``.
+A worker that exits in order removes its own; one that is SIGKILLed cannot, and its Playwright
+driver and Chromium, which notice the death only when their pipes close, can still write
+there for a few seconds. So the server gives each worker a directory of its own
+(``webdojo-worker-<server pid>-<slot>-<random>`` in the server's temp root) and removes it
+once nothing runs there any more: no live process started with it as ``TMPDIR`` (the worker,
+its driver, its Chromium and renderers all inherit it). Stragglers past ``GRACE_S`` are
+killed first. A server that was killed leaves its workers' directories to the next server
+started on the same temp root, which sweeps those of dead servers the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import tempfile
+from pathlib import Path
+
+import psutil
+
+from webdojo.browser import stale_dirs
+
+PREFIX = "webdojo-worker-"  # + "<server pid>-<slot>-<random>"
+GRACE_S = 10.0  # how long a dead worker's driver and browser get to exit by themselves
+POLL_S = 0.1
+
+
+def new_dir(slot: str) -> Path:
+    """A fresh directory for a worker of ``slot``, owned by this (the server's) process."""
+    return Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-{slot}-"))
+
+
+def slot_of(path: str | Path) -> str | None:
+    """The slot name in a worker directory's name (``local-0``); None for another name."""
+    name = Path(path).name
+    if not name.startswith(PREFIX):
+        return None
+    _pid, _, rest = name.removeprefix(PREFIX).partition("-")
+    return rest.rpartition("-")[0] or None
+
+
+def users(path: Path) -> list[psutil.Process]:
+    """The live processes started with ``path`` as their ``TMPDIR``."""
+    found = []
+    wanted = str(path)
+    for proc in psutil.process_iter():
+        with contextlib.suppress(psutil.Error):
+            if proc.environ().get("TMPDIR") == wanted and proc.status() != psutil.STATUS_ZOMBIE:
+                found.append(proc)
+    return found
+
+
+async def remove_when_unused(path: Path, grace_s: float = GRACE_S) -> None:
+    """Wait until no process uses ``path`` (killing those left after ``grace_s``), then remove
+    it. Never raises."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + grace_s
+    while left := await asyncio.to_thread(users, path):
+        if loop.time() > deadline:
+            for proc in left:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(proc.pid, signal.SIGKILL)
+        await asyncio.sleep(POLL_S)
+    await asyncio.to_thread(shutil.rmtree, path, True)
+
+
+def stale(root: Path | None = None) -> list[Path]:
+    """Worker directories under the temp root whose server process is gone."""
+    return stale_dirs.stale_dirs(root or Path(tempfile.gettempdir()), PREFIX)

@@ -1,0 +1,85 @@
+"""Each local worker runs with a ``TMPDIR`` of its own, which goes when the worker goes: also
+after a SIGKILL (the pool removes it once the worker's driver and browser are gone) and after
+its whole server was killed (the next server on the same temp root sweeps it)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import tempfile
+from pathlib import Path
+
+import psutil
+import pytest
+from _pool_fixtures import FAST, wait_until
+
+from webdojo.bench import soak_faults
+from webdojo.observation import ObservationOptions
+from webdojo.server.child_process import ServerProcess
+from webdojo.server.pool import scratch
+from webdojo.server.pool.local import LocalPool, LocalPoolConfig
+from webdojo.server.worker.core import WorkerConfig
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(240)]
+
+
+def worker_dirs(root: Path) -> list[Path]:
+    return sorted(root.glob(f"{scratch.PREFIX}*"))
+
+
+def running(proc: psutil.Process) -> bool:
+    try:
+        return proc.status() != psutil.STATUS_ZOMBIE  # an orphan's zombie waits for init
+    except psutil.NoSuchProcess:
+        return False
+
+
+async def test_killed_worker_tmpdir_is_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    pool = LocalPool(LocalPoolConfig(workers=1, worker=WorkerConfig(warm_contexts=1)))
+    await pool.start()
+    try:
+        await pool.create("about:blank", FAST, ObservationOptions())
+        [first] = worker_dirs(tmp_path)
+        assert scratch.slot_of(first) == "local-0"
+        assert any(first.iterdir())  # Chromium's profile and Playwright's files live there
+        # the soak tells which worker a renderer belongs to by it
+        assert {soak_faults.slot_of(r) for r in soak_faults.renderers(os.getpid())} == {"local-0"}
+        pid = (await pool.worker_stats())["local-0"]["pid"]
+        assert os.environ.get("TMPDIR") != str(first)
+        assert psutil.Process(pid).environ()["TMPDIR"] == str(first)
+        os.kill(pid, signal.SIGKILL)
+
+        async def replaced() -> bool:
+            stats = await pool.worker_stats()
+            return stats.get("local-0", {}).get("pid") not in (None, pid)
+
+        await wait_until(replaced, "a new worker in the slot")
+        await wait_until(lambda: not first.exists(), "the dead worker's TMPDIR removed")
+        assert len(worker_dirs(tmp_path)) == 1  # the new worker's own
+    finally:
+        await pool.aclose()
+    assert worker_dirs(tmp_path) == []
+
+
+async def test_killed_server_workers_dirs_are_swept_by_the_next(tmp_path: Path) -> None:
+    args = ["--workers", "1", "--max-sessions", "2"]
+    env = {"TMPDIR": str(tmp_path)}
+    killed = ServerProcess(args, env=env).start()
+    try:
+        [old] = worker_dirs(tmp_path)
+        assert scratch.stale(tmp_path) == []  # its server lives
+        workers = scratch.users(old)
+        assert workers  # the worker, its driver, Chromium
+        os.kill(killed.pid, signal.SIGKILL)
+    finally:
+        killed.stop()
+    # The orphaned worker sees its channel close and exits, browser and all, by itself.
+    await wait_until(lambda: not any(map(running, workers)), "the orphans gone")
+    assert old.exists() and scratch.stale(tmp_path) == [old]
+    with ServerProcess(args, env=env):
+        await wait_until(lambda: not old.exists(), "the killed server's worker dir swept")
+        assert len(worker_dirs(tmp_path)) == 1
+    assert worker_dirs(tmp_path) == []
