@@ -48,11 +48,13 @@ from webdojo.errors import (
 )
 from webdojo.observation import FinalState, Observation, ObservationOptions, Tab
 
-# Chromium's net errors that mean the website or the network is unreachable (not a bad page)
+# Chromium's net errors that mean the website or the network is unreachable (not a bad page).
+# SOCKS_CONNECTION_FAILED: the policy's proxy could not resolve or connect to the site (a
+# refusal by the policy itself has become NetworkBlocked before this is read).
 _NETWORK_ERROR = re.compile(
     r"net::ERR_(NAME_NOT_RESOLVED|NAME_RESOLUTION_FAILED|CONNECTION_\w+|ADDRESS_\w+|"
     r"INTERNET_DISCONNECTED|NETWORK_\w+|TIMED_OUT|PROXY_\w+|TUNNEL_\w+|SSL_\w+|CERT_\w+|"
-    r"EMPTY_RESPONSE|SOCKET_NOT_CONNECTED)"
+    r"EMPTY_RESPONSE|SOCKET_NOT_CONNECTED|SOCKS_CONNECTION_FAILED)"
 )
 
 if TYPE_CHECKING:
