@@ -47,7 +47,7 @@ pytestmark = pytest.mark.browser
 
 # every non-loopback request goes to a proxy that is not there (port 9: discard, closed here)
 OFFLINE = ("--proxy-server=http://127.0.0.1:9",)
-EXAMPLES = {"positive": 25, "negative": 10}  # per operation
+EXAMPLES = {"positive": 15, "negative": 6}  # per operation (the suite runs on 2 cores)
 FUZZ = settings(
     derandomize=True,  # the same cases on every run
     database=None,
