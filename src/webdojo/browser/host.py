@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import os
 import signal
-import weakref
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -48,7 +47,9 @@ class BrowserHost:
         self.executable = executable
         self.version: str = browser.version
         self.pid = pid  # Chromium's main process; None if the browser did not say
-        self._sessions: weakref.WeakSet[BrowserSession] = weakref.WeakSet()
+        # Held until closed (each session forgets itself then): a session dropped unclosed
+        # still has a context in the browser and its policy proxy's socket, which aclose ends.
+        self._sessions: set[BrowserSession] = set()
         self._archives: dict[str, Archive] = {}  # opened once, shared by the sessions replaying
         self._closed = False
         self.downloads = DownloadRoot(browser)  # every session's download directory
