@@ -282,19 +282,21 @@ class Browsers:
         create finds out what is wrong and replaces the browser)."""
         while True:
             browser = self._active
-            if (
-                browser is None
-                or len(browser.warm) >= self._config.warm_contexts
-                or not browser.host.is_connected()
-                or browser.contexts >= self._config.recycle_after_contexts
-            ):
+            if browser is None or not browser.host.is_connected():
                 return
-            try:
-                session = await browser.host.new_session(self._config.warm_options)
-            except WebdojoError:
-                return
-            browser.contexts += 1
-            self.counts["contexts_created"] += 1
+            session = self._blank_to_load(browser)
+            if session is None:
+                if (
+                    len(browser.warm) >= self._config.warm_contexts
+                    or browser.contexts >= self._config.recycle_after_contexts
+                ):
+                    return
+                try:
+                    session = await browser.host.new_session(self._config.warm_options)
+                except WebdojoError:
+                    return
+                browser.contexts += 1
+                self.counts["contexts_created"] += 1
             if not await self._preload(session):
                 return  # closed; the next refill tries again (blank, if the start page failed)
             if browser is self._active:
@@ -324,6 +326,25 @@ class Browsers:
             session.preloaded = url
             self.counts["preloads"] += 1
         return True
+
+    def _blank_to_load(self, browser: ManagedBrowser) -> BrowserSession | None:
+        """A full pool's blank page to load the start URL in, taken out of the pool meanwhile.
+        The start URL may become wanted while a refill is already filling the pool with blank
+        pages; without this the pool would stay blank until the next refill."""
+        url = self._preload_url
+        if (
+            len(browser.warm) < self._config.warm_contexts
+            or not self._config.warm_preload
+            or url is None
+            or url in self._preload_failed
+            or any(s.preloaded == url for s in browser.warm)
+            or not self._preload_room()
+        ):
+            return None
+        blank = next((s for s in browser.warm if s.preloaded is None), None)
+        if blank is not None:
+            browser.warm.remove(blank)
+        return blank
 
     def _preload_room(self) -> bool:
         """Whether another warm page may be preloaded: a pool of two or more keeps one blank,
