@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+from webdojo.bench.percentiles import percentile
 from webdojo.cache.archive import RULES, Archive, ArchiveWriter
 from webdojo.cache.exchange import CapturedRequest, CapturedResponse, Exchange
 from webdojo.cache.matcher import Matcher
@@ -42,10 +43,7 @@ class LookupResult:
     wrong_level: int = 0  # probes that resolved at another level than the one they aim at
 
     def quantile(self, kinds: tuple[str, ...], q: float) -> float:
-        times = sorted(t for k in kinds for t in self.ms.get(k, []))
-        if not times:
-            return 0.0
-        return times[min(len(times) - 1, int(q * len(times)))]
+        return percentile((t for k in kinds for t in self.ms.get(k, [])), q * 100) or 0.0
 
     def to_json(self) -> dict[str, Any]:
         hits = ("L0", "L1", "L2")

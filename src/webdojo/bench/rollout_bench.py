@@ -40,10 +40,10 @@ from pathlib import Path
 from typing import Any
 
 from webdojo.bench.pages import write_pages
+from webdojo.bench.percentiles import percentile
 from webdojo.bench.rollout_legs import (
     Contender,
     ms,
-    percentile,
     rollout_leg,
     saturate_inprocess,
     saturate_raw,

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from webdojo.actions import Click
 from webdojo.bench.cpu_meter import CpuMeter
 from webdojo.bench.pages import COUNTER_XY
+from webdojo.bench.percentiles import percentile
 from webdojo.browser.host import BrowserHost
 from webdojo.browser.options import SessionOptions
 from webdojo.observation import Observation, ObservationOptions
@@ -31,14 +32,6 @@ from webdojo.store.records import EpisodeRecord
 JPEG_QUALITY = 80
 SHOT = ObservationOptions(jpeg_quality=JPEG_QUALITY)  # a screenshot, as a VLM agent asks for
 CLICK = Click(x=COUNTER_XY[0], y=COUNTER_XY[1])  # the page's counter button: no navigation
-
-
-def percentile(values: Sequence[float], q: float) -> float | None:
-    """Nearest-rank percentile (q in 0-100); None without samples."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
 
 
 def ms(value: float | None) -> float | None:

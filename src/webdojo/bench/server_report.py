@@ -10,16 +10,14 @@ import json
 from collections.abc import Callable, Coroutine, Iterable
 from typing import Any
 
-
-def pctl(values: list[float], q: float) -> float:
-    """Nearest-rank percentile (``q`` in 0-100) of a non-empty list."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
+from webdojo.bench.percentiles import percentile
 
 
 def percentiles_ms(values_s: list[float], qs: Iterable[int], digits: int) -> dict[str, float]:
     """``{"p50_ms": ..., "n": ...}`` for samples in seconds, rounded to ``digits``."""
-    row: dict[str, float] = {f"p{q}_ms": round(pctl(values_s, q) * 1000, digits) for q in qs}
+    row: dict[str, float] = {
+        f"p{q}_ms": round((percentile(values_s, q) or 0.0) * 1000, digits) for q in qs
+    }
     row["n"] = len(values_s)
     return row
 

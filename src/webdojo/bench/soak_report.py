@@ -25,18 +25,11 @@ from typing import Any
 
 from rich.table import Table
 
+from webdojo.bench.percentiles import percentile
+
 # Targets of issue 13 (recovery p99 per kind, in seconds; the rest are counts or growth).
 RECOVERY_TARGET_S = {"tab_crash": 1.0, "browser_kill": 5.0}
 GROWTH_TARGET_MB_PER_H = 1.0
-
-
-def percentile(values: list[float], q: float) -> float | None:
-    """The ``q``-th percentile (nearest rank); None for no values."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    rank = max(0, min(len(ordered) - 1, round(q / 100 * len(ordered) + 0.5) - 1))
-    return ordered[rank]
 
 
 def slope_per_hour(samples: list[tuple[float, float]]) -> float | None:

@@ -27,7 +27,6 @@ import contextlib
 import dataclasses
 import http.server
 import json
-import statistics
 import threading
 import time
 from collections.abc import Iterator
@@ -35,6 +34,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from webdojo.actions import Click, Goto
+from webdojo.bench.percentiles import percentile
 from webdojo.browser.chromium import BrowserConfig
 from webdojo.browser.options import SessionOptions
 from webdojo.local_http import LoopbackHTTPServer
@@ -190,11 +190,8 @@ async def compare_warm_cold(creates: int = 20, browser: BrowserConfig | None = N
 
 
 def _pct(values: list[float], q: int) -> float | None:
-    if not values:
-        return None
-    if len(values) == 1:
-        return round(values[0], 1)
-    return round(statistics.quantiles(values, n=100, method="inclusive")[q - 1], 1)
+    value = percentile(values, q)
+    return None if value is None else round(value, 1)
 
 
 def format_results(queues: dict[str, Any], warm: dict[str, Any] | None = None) -> str:
