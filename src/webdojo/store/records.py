@@ -67,7 +67,7 @@ class _Record(BaseModel):
 
 
 class ErrorRecord(_Record):
-    """An error as stored: a ``WebdojoError`` as data (see ``errors.py`` for the codes)."""
+    """An error as stored: a ``WebdojoError`` as data (see ``webdojo.errors`` for the codes)."""
 
     code: str  # stable machine-readable code, e.g. ``parse_error``, ``page_crashed``
     fault: str  # agent | env | infra | config | state (``errors.Fault``)

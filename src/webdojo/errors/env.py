@@ -1,0 +1,52 @@
+"""Environment faults: the website misbehaved. The episode may go on."""
+
+from __future__ import annotations
+
+from webdojo.errors.base import Fault, WebdojoError
+
+
+class EnvError(WebdojoError):
+    code = "env_error"
+    fault = Fault.ENV
+
+
+class ActionTimeout(EnvError):
+    """An operation ran past its deadline. The session is still usable."""
+
+    code = "action_timeout"
+    retryable = True
+
+
+class NavigationTimeout(EnvError):
+    code = "navigation_timeout"
+    retryable = True
+
+
+class ActionFailed(EnvError):
+    """The page refused the action (element detached, not an input, option missing...)."""
+
+    code = "action_failed"
+
+
+class PageCrashed(EnvError):
+    code = "page_crashed"
+
+
+class DownloadTooLarge(EnvError):
+    """A page's download would pass the session's cap on download bytes; it was cancelled
+    (or deleted) and nothing of it stays on disk. Reported in ``Observation.downloads``."""
+
+    code = "download_too_large"
+
+
+class TooManyDownloads(EnvError):
+    """A page's download would pass the session's cap on downloaded files; refused."""
+
+    code = "too_many_downloads"
+
+
+class CacheMiss(EnvError):
+    """Replay in strict mode met a request that no recorded one matches. ``details`` hold the
+    request (method, url) and its nearest recorded candidates."""
+
+    code = "cache_miss"
