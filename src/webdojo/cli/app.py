@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-import json
-import time
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
+from webdojo.cli.bench import register as register_bench
 from webdojo.cli.bench_miniwob import register as register_bench_miniwob
 from webdojo.cli.bench_soak import register as register_bench_soak
 from webdojo.cli.cache import cache_app
+from webdojo.cli.exits import emit_json as _emit_json
+from webdojo.cli.exits import fail as _fail
 from webdojo.cli.export import register as register_export
 from webdojo.cli.judge import judge_app
 from webdojo.cli.select import register as register_select
@@ -24,7 +25,7 @@ from webdojo.cli.tasks import tasks_app
 from webdojo.cli.train import train_app
 from webdojo.cli.viewer import register as register_viewer_commands
 from webdojo.cli.wiki import wiki_app
-from webdojo.errors import ConfigError, ServerDown, WebdojoError
+from webdojo.errors import ServerDown, WebdojoError
 
 if TYPE_CHECKING:
     from webdojo.browser.netpolicy import NetworkPolicy
@@ -45,16 +46,6 @@ register_export(app)
 
 console = Console()  # with --json, the JSON object is still the last stdout line
 errors = Console(stderr=True, soft_wrap=True)
-
-
-def _fail(exc: WebdojoError) -> typer.Exit:
-    errors.print(f"[red]error[/red] {escape(str(exc))}")
-    return typer.Exit(code=2)
-
-
-def _emit_json(data: dict[str, Any]) -> None:
-    """The last line on stdout: one JSON object."""
-    print(json.dumps(data, sort_keys=False))
 
 
 RUN_HELP = {
@@ -280,141 +271,7 @@ def sites_check(
         raise typer.Exit(code=1)
 
 
-@bench_app.command("env")
-def bench_env(
-    iterations: Annotated[int, typer.Option(help="measured steps per operation")] = 40,
-    as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
-) -> None:
-    """Step, navigation and reset latency: webdojo's session against raw Playwright."""
-    from webdojo.bench.env_bench import env_bench_table, run_env_bench
-
-    started = time.perf_counter()
-    result = asyncio.run(run_env_bench(iterations=iterations))
-    console.print(env_bench_table(result))
-    console.print(f"[dim]bench took {time.perf_counter() - started:.1f} s[/dim]")
-    if as_json:
-        _emit_json(result.to_json())
-
-
-@bench_app.command("rollout")
-def bench_rollout(
-    quick: Annotated[
-        bool, typer.Option(help="a CI-sized run (minutes -> tens of seconds)")
-    ] = False,
-    server: Annotated[
-        bool, typer.Option(help="include the legs through a webdojo serve process")
-    ] = True,
-    episodes: Annotated[
-        int | None, typer.Option(help="episodes in the workload (the async legs run all)")
-    ] = None,
-    in_flight: Annotated[
-        int | None, typer.Option(help="async episodes in flight; also the sync batch size")
-    ] = None,
-    env_calls: Annotated[
-        int | None, typer.Option(help="concurrent env operations (both engines)")
-    ] = None,
-    latency_median: Annotated[
-        float | None, typer.Option(help="median seconds of a simulated policy call")
-    ] = None,
-    server_workers: Annotated[
-        int | None, typer.Option(help="`webdojo serve --workers` for the server legs")
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
-) -> None:
-    """Async vs sync engine, in-process vs server, per-operation queues vs one FIFO, and raw
-    Playwright's saturated steps/s, all on the same workload in one run. The defaults suit a
-    2-core machine; on a bigger one raise --in-flight and --env-calls until it is CPU-bound."""
-    from dataclasses import replace
-
-    from webdojo.bench.rollout_bench import run_rollout_bench
-    from webdojo.bench.rollout_report import rollout_bench_table
-    from webdojo.bench.rollout_result import RolloutBenchConfig
-
-    config = RolloutBenchConfig.quick() if quick else RolloutBenchConfig()
-    overrides: dict[str, Any] = {
-        "server": server,
-        "episodes": episodes,
-        "in_flight": in_flight,
-        "env_calls": env_calls,
-        "latency_median_s": latency_median,
-        "server_workers": server_workers,
-    }
-    try:
-        config = replace(config, **{k: v for k, v in overrides.items() if v is not None})
-    except WebdojoError as exc:
-        raise _fail(exc) from exc
-    result = asyncio.run(
-        run_rollout_bench(config, log=lambda m: console.print(f"[dim]{escape(m)}[/dim]"))
-    )
-    console.print(rollout_bench_table(result))
-    if as_json:
-        _emit_json(result.to_json())
-
-
-@bench_app.command("tasks")
-def bench_tasks(
-    n: Annotated[
-        int, typer.Option("--n", help="tasks in the synthetic WebGym-format set")
-    ] = 300_000,
-    work: Annotated[
-        Path | None, typer.Option(help="keep the files here (default: a temporary directory)")
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
-) -> None:
-    """Time and peak memory of task import, split, stats and sampling at WebGym's scale, each
-    phase in its own process (target: under 30 s and 2 GB each)."""
-    from webdojo.bench.tasks_bench import run_tasks_bench, tasks_bench_table
-
-    result = run_tasks_bench(n, work, log=lambda m: console.print(f"[dim]{escape(m)}[/dim]"))
-    console.print(tasks_bench_table(result))
-    if as_json:
-        _emit_json(result.to_json())
-    if not result.to_json()["ok"]:
-        raise typer.Exit(code=1)
-
-
-@bench_app.command("cache")
-def bench_cache(
-    replays: Annotated[
-        int | None, typer.Option(help="replays with the aids on, and as many off [default: 10]")
-    ] = None,
-    entries: Annotated[
-        int | None,
-        typer.Option(help="exchanges in the synthetic archive of lookups [default: 100000]"),
-    ] = None,
-    quick: Annotated[
-        bool, typer.Option(help="small numbers (3 replays, 2,000 entries) unless given")
-    ] = False,
-    work: Annotated[
-        Path | None, typer.Option(help="keep the archives here (default: a temporary directory)")
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
-) -> None:
-    """Record and replay the volatile site: hit rates by level, false matches on trap
-    parameters, volatile-field precision and recall, identical screenshots with the aids on
-    and off, a canary for outbound requests, index lookup times at 100k entries, and page
-    load time live vs replayed."""
-    from dataclasses import replace
-
-    from webdojo.bench.cache_bench import CacheBenchConfig, run_cache_bench
-    from webdojo.bench.cache_bench_report import cache_bench_tables
-
-    config = CacheBenchConfig.quick() if quick else CacheBenchConfig()
-    given = {"replays": replays, "entries": entries}
-    config = replace(config, **{k: v for k, v in given.items() if v is not None})
-    if config.replays < 1 or config.entries < 10:
-        raise _fail(ConfigError("--replays must be at least 1 and --entries at least 10"))
-    try:
-        result = asyncio.run(
-            run_cache_bench(config, work, log=lambda m: console.print(f"[dim]{escape(m)}[/dim]"))
-        )
-    except WebdojoError as exc:
-        raise _fail(exc) from exc
-    console.print(cache_bench_tables(result))
-    if as_json:
-        _emit_json(result.to_json())
-
-
 register_viewer_commands(app)  # view, report
+register_bench(bench_app)  # bench env, rollout, tasks, cache
 register_bench_miniwob(bench_app)  # bench miniwob
 register_bench_soak(bench_app)  # bench soak

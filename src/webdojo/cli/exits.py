@@ -4,12 +4,17 @@
 2  bad input (a WebdojoError: a bad flag, file or spec), nothing done
 3  the model endpoint failed (ModelError); what was done is kept, and the same command
    resumes
+
+and the two ways every command reports: ``fail`` (a WebdojoError on stderr, exit 2) and
+``emit_json`` (with ``--json``, one JSON object as the last stdout line).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -29,3 +34,17 @@ def model_command_exits(errors: Console) -> Iterator[None]:
     except WebdojoError as exc:
         errors.print(f"[red]error[/red] {escape(str(exc))}")
         raise typer.Exit(code=2) from exc
+
+
+_stderr = Console(stderr=True, soft_wrap=True)
+
+
+def fail(exc: WebdojoError) -> typer.Exit:
+    """Print ``exc`` on stderr; the exit (code 2) for the caller to raise."""
+    _stderr.print(f"[red]error[/red] {escape(str(exc))}")
+    return typer.Exit(code=2)
+
+
+def emit_json(data: dict[str, Any]) -> None:
+    """The last line on stdout: one JSON object."""
+    print(json.dumps(data, sort_keys=False))

@@ -89,21 +89,28 @@ def run_command(
         network=network or NetworkPolicy(),
     )
     started = time.perf_counter()
-    stopped: ServerDown | None = None
     try:
         asyncio.run(_run_with_progress(config, task_set, chosen, console))
-    except ServerDown as exc:  # summarize what was done, then say why the run stopped
-        stopped = exc
-    elapsed = time.perf_counter() - started
+    except ServerDown:  # summarize what was done, then say why the run stopped
+        _report(out, time.perf_counter() - started, console, emit_json if as_json else None)
+        raise
+    _report(out, time.perf_counter() - started, console, emit_json if as_json else None)
+
+
+def _report(
+    out: Path,
+    elapsed: float,
+    console: Console,
+    emit_json: Callable[[dict[str, Any]], None] | None,
+) -> None:
+    """The run's summary tables and HTML report (and its JSON summary, when asked)."""
     summary = summarize(out)
     for table in summary_tables(summary, elapsed):
         console.print(table)
     report = write_report(out, out / "report.html")
     console.print(f"report: {report}   browse: webdojo view {out}")
-    if as_json:
+    if emit_json is not None:
         emit_json(summary.to_json(elapsed))
-    if stopped is not None:
-        raise stopped
 
 
 async def _run_with_progress(

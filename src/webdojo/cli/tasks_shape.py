@@ -4,30 +4,22 @@
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
+from webdojo.cli.exits import emit_json as _emit_json
+from webdojo.cli.exits import fail as _fail
 from webdojo.errors import WebdojoError
 
 console = Console()  # with --json, the JSON object is still the last stdout line
 errors = Console(stderr=True, soft_wrap=True)
 JSON_HELP = "print a JSON summary as the last stdout line"
-
-
-def _emit_json(data: dict[str, Any]) -> None:
-    print(json.dumps(data))
-
-
-def _fail(exc: WebdojoError) -> typer.Exit:
-    errors.print(f"[red]error[/red] {escape(str(exc))}")
-    return typer.Exit(code=2)
 
 
 @contextlib.contextmanager
