@@ -21,7 +21,6 @@ import contextlib
 import time
 from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
@@ -29,12 +28,12 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from webdojo.browser import dom
 from webdojo.browser.guard import Guard, is_navigation_race
 from webdojo.browser.options import SessionOptions
+from webdojo.browser.screenshot import viewport_screenshot
 from webdojo.browser.tabs import TabSet, TabState
 from webdojo.errors import WebdojoError
 from webdojo.observation import (
     AxTreeMode,
     ErrorInfo,
-    ImageFormat,
     Observation,
     ObservationOptions,
 )
@@ -152,11 +151,10 @@ async def _screenshot(
     awaited, and the capture starts again. A capture that times out cancels any pending
     navigation (it would hold every later capture) and tries once more.
     """
-    kwargs = _screenshot_kwargs(options, seconds)
     async with guard("taking a screenshot", seconds * 3 + 2):
         for _ in range(MAX_CAPTURES - 1):
             try:
-                shot = await _unless_committed(tab, tab.page.screenshot(**kwargs))
+                shot = await _unless_committed(tab, viewport_screenshot(tab, options, seconds))
             except PlaywrightTimeout:
                 await tab.stop_loading()
                 continue
@@ -168,15 +166,7 @@ async def _screenshot(
                 return shot
             with contextlib.suppress(PlaywrightError):
                 await tab.page.wait_for_load_state("load", timeout=seconds * 1000)
-        return await tab.page.screenshot(**kwargs)
-
-
-def _screenshot_kwargs(options: ObservationOptions, seconds: float) -> dict[str, Any]:
-    kwargs: dict[str, Any] = {"type": options.image_format.value, "animations": "disabled"}
-    if options.image_format is ImageFormat.JPEG:
-        kwargs["quality"] = options.jpeg_quality
-    kwargs["timeout"] = seconds * 1000
-    return kwargs
+        return await viewport_screenshot(tab, options, seconds)
 
 
 async def _unless_committed(tab: TabState, call: Awaitable[bytes]) -> bytes | None:

@@ -1,0 +1,38 @@
+// Readies a document for a screenshot taken with CDP Page.captureScreenshot, as Playwright's
+// page.screenshot({animations: "disabled"}) does, in one evaluate instead of three per frame.
+// Evaluated as an expression: (op) => result. Used only in a page without child frames.
+(op) => {
+  const KEY = Symbol.for("webdojo.shot");
+  const st = window[KEY] || (window[KEY] = { resume: [], caret: null });
+  if (op === "resume") {
+    // The infinite animations cancelled for the capture play again.
+    for (const a of st.resume.splice(0)) { try { a.play(); } catch (e) {} }
+    return 0;
+  }
+  // A caret blinks, so hide it. Only the focused element shows one: adopt a constructed sheet
+  // (no element in the DOM) in the document and in each shadow root down to that element.
+  if (!st.caret) {
+    st.caret = new CSSStyleSheet();
+    st.caret.replaceSync("input, textarea, [contenteditable] { caret-color: transparent !important }");
+  }
+  const adopt = (root) => {
+    if (!root.adoptedStyleSheets.includes(st.caret)) {
+      root.adoptedStyleSheets = [...root.adoptedStyleSheets, st.caret];
+    }
+  };
+  adopt(document);
+  for (let el = document.activeElement, i = 0; el && el.shadowRoot && i < 32; i++) {
+    adopt(el.shadowRoot);
+    el = el.shadowRoot.activeElement;
+  }
+  // Finite animations and transitions jump to their end; infinite ones are cancelled until the
+  // capture is done (then "resume"). document.getAnimations() includes shadow trees.
+  for (const a of document.getAnimations()) {
+    if (!a.effect || a.playbackRate === 0 || st.resume.includes(a)) continue;
+    try {
+      if (Number.isFinite(a.effect.getComputedTiming().endTime)) a.finish();
+      else { a.cancel(); st.resume.push(a); }
+    } catch (e) {}
+  }
+  return document.fonts.ready.then(() => st.resume.length);
+}

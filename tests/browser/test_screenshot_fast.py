@@ -1,0 +1,99 @@
+"""The CDP screenshot path (browser/screenshot.py) gives Playwright's bytes: carets hidden,
+animations finished, infinite ones paused for the capture and playing again after it; pages
+with child frames or broken scripts fall back to Playwright's screenshot."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from PIL import Image
+
+from webdojo.browser import BrowserSession
+from webdojo.browser.screenshot import playwright_kwargs, viewport_screenshot
+from webdojo.observation import ImageFormat, ObservationOptions
+
+pytestmark = pytest.mark.browser
+
+JPEG = ObservationOptions()
+PNG = ObservationOptions(image_format=ImageFormat.PNG)
+
+STYLE = """<style>
+  body { margin: 0; font: 16px sans-serif }
+  .grow { width: 100px; height: 60px; background: rgb(0, 0, 200); transition: width 5s linear }
+  .grow.wide { width: 600px }
+  @keyframes spin { from { transform: rotate(0deg) } to { transform: rotate(360deg) } }
+  .spin { width: 80px; height: 80px; background: rgb(0, 160, 0); animation: spin 3s linear infinite }
+</style>"""
+PAGES = {
+    "static": "<h1>Plain</h1><p>text</p>",
+    "caret": "<input id=field value='hello world' autofocus>",
+    # a style flush, then the class: a 5 s transition is running when the page has loaded
+    "transition": "<div class=grow id=g></div><script>g.offsetWidth; g.classList.add('wide')"
+    "</script>",
+    "infinite": "<div class=spin></div>",
+    "shadow caret": "<div id=host></div><script>const r = host.attachShadow({mode: 'open'});"
+    "r.innerHTML = '<input id=inner value=shadow>'; r.getElementById('inner').focus()</script>",
+}
+
+
+async def _show(session: BrowserSession, body: str) -> None:
+    await session._tabs.current.page.set_content(
+        f"<html><head>{STYLE}</head><body>{body}</body></html>"
+    )
+
+
+async def _both(session: BrowserSession, options: ObservationOptions) -> tuple[bytes, bytes]:
+    tab = session._tabs.current
+    ours = await viewport_screenshot(tab, options, 10)
+    theirs = await tab.page.screenshot(**playwright_kwargs(options, 10))
+    return ours, theirs
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+async def test_the_same_bytes_as_playwright(session: BrowserSession, name: str) -> None:
+    await _show(session, PAGES[name])
+    for options in (JPEG, PNG):
+        ours, theirs = await _both(session, options)
+        assert ours == theirs, f"{name} ({options.image_format.value})"
+
+
+async def test_a_running_transition_is_captured_at_its_end(session: BrowserSession) -> None:
+    await _show(session, PAGES["transition"])
+    shot = Image.open(io.BytesIO(await viewport_screenshot(session._tabs.current, PNG, 10)))
+    assert shot.convert("RGB").getpixel((550, 30)) == (0, 0, 200)  # 600 px wide, not 100
+
+
+async def test_infinite_animations_play_again_after_the_capture(session: BrowserSession) -> None:
+    await _show(session, PAGES["infinite"])
+    page = session._tabs.current.page
+    await viewport_screenshot(session._tabs.current, JPEG, 10)
+    states = await page.evaluate("document.getAnimations().map(a => a.playState)")
+    assert states == ["running"]
+
+
+async def test_the_caret_is_shown_to_the_page_as_hidden_only_by_a_sheet(
+    session: BrowserSession,
+) -> None:
+    """No element is added to the page: the caret sheet is an adopted stylesheet."""
+    await _show(session, PAGES["caret"])
+    page = session._tabs.current.page
+    before = await page.evaluate("document.querySelectorAll('*').length")
+    await viewport_screenshot(session._tabs.current, JPEG, 10)
+    assert await page.evaluate("document.querySelectorAll('*').length") == before
+    assert await page.evaluate("getComputedStyle(field).caretColor") == "rgba(0, 0, 0, 0)"
+
+
+async def test_a_page_with_a_frame_or_broken_scripts_gets_playwrights_screenshot(
+    session: BrowserSession,
+) -> None:
+    await _show(session, "<h1>framed</h1><iframe srcdoc='<input autofocus value=inside>'></iframe>")
+    ours, theirs = await _both(session, JPEG)
+    assert ours == theirs
+    # a page that breaks the evaluate (its own getAnimations throws)
+    await _show(
+        session,
+        "<input autofocus value=x><script>document.getAnimations = () => { throw 1 }</script>",
+    )
+    ours, theirs = await _both(session, JPEG)
+    assert ours == theirs
