@@ -47,7 +47,7 @@ async def test_tiny_bench_reports_every_leg() -> None:
         assert leg.cpu["tree_util"] >= 0 and 0 <= leg.cpu["system_util"] <= 1
     # the same workload: each engine took the same steps for the same episodes
     assert legs["async in-process"].steps == legs["async server"].steps
-    assert {s.name for s in result.saturation} == {"raw", "in-process", "server"}
+    assert {s.name for s in result.saturation} == {"raw", "raw CDP", "in-process", "server"}
     assert all(s.steps > 0 for s in result.saturation)
     assert set(result.latency_ms) == {"in-process", "server"}
     assert result.queues is not None and {"per_op", "fifo"} <= set(result.queues)
@@ -63,6 +63,7 @@ async def test_tiny_bench_reports_every_leg() -> None:
     assert ceiling is not None and ceiling["cpu_ms_per_step"] > 0 and ceiling["steps_per_s"] > 0
     data = json.loads(json.dumps(result.to_json()))
     assert data["rollouts"]["async server"]["episodes"] == 4
+    assert data["server_over_raw_cdp"] > 0
     console = Console(file=io.StringIO(), width=100)
     console.print(rollout_bench_table(result))
     text = console.file.getvalue()

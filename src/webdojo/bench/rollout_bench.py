@@ -95,6 +95,7 @@ async def run_rollout_bench(
                 sat = _sat(config)
                 contenders: dict[str, Contender] = {
                     "raw": functools.partial(saturate_raw, host, url, *sat),
+                    "raw CDP": functools.partial(saturate_raw, host, url, *sat, cdp=True),
                     "in-process": functools.partial(saturate_inprocess, host, url, *sat),
                 }
                 if config.server:
@@ -107,7 +108,7 @@ async def run_rollout_bench(
                 else:
                     result.skipped.append("server legs: disabled (--no-server)")
                 if not result.saturation:
-                    say("saturation: raw Playwright, webdojo in-process")
+                    say("saturation: raw Playwright and CDP, webdojo in-process")
                     result.saturation = await saturation_rounds(
                         contenders, config.saturation_rounds
                     )
@@ -192,7 +193,7 @@ async def _server_legs(
     with ServerProcess(args) as server:
         async with HttpEnv(server.url) as env:
             say(
-                f"saturation: raw Playwright, in-process, server ({config.saturation_rounds} rounds)"
+                f"saturation: raw Playwright and CDP, in-process, server ({config.saturation_rounds} rounds)"
             )
             server_leg = functools.partial(saturate_server, env, url, *_sat(config))
             contenders = {**contenders, "server": server_leg}

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import statistics
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -137,9 +138,17 @@ async def _saturate(
 
 
 async def saturate_raw(
-    host: BrowserHost, url: str, sessions: int, warmup_s: float, window_s: float
+    host: BrowserHost,
+    url: str,
+    sessions: int,
+    warmup_s: float,
+    window_s: float,
+    *,
+    cdp: bool = False,
 ) -> Saturation:
-    """Hand-written Playwright: ``mouse.click`` + ``screenshot``, the floor."""
+    """Hand-written Playwright: ``mouse.click`` + ``screenshot``, the baseline. With ``cdp``
+    ("raw CDP"), the screenshot is a bare CDP ``Page.captureScreenshot`` (no caret hidden, no
+    animation finished): the floor under every screenshot that readies the page."""
     options = SessionOptions()
     viewport = {"width": options.viewport_width, "height": options.viewport_height}
     contexts = [await host.browser.new_context(viewport=viewport) for _ in range(sessions)]  # type: ignore[arg-type]
@@ -147,15 +156,22 @@ async def saturate_raw(
         pages = [await c.new_page() for c in contexts]
         for page in pages:
             await page.goto(url)
+        shot = {"format": "jpeg", "quality": JPEG_QUALITY}
 
-        def stepper(page: Any) -> StepFn:
+        async def stepper(page: Any) -> StepFn:
+            session = await page.context.new_cdp_session(page) if cdp else None
+
             async def step() -> None:
                 await page.mouse.click(*COUNTER_XY)
-                await page.screenshot(type="jpeg", quality=JPEG_QUALITY)
+                if session is None:
+                    await page.screenshot(type="jpeg", quality=JPEG_QUALITY)
+                else:
+                    base64.b64decode((await session.send("Page.captureScreenshot", shot))["data"])
 
             return step
 
-        return await _saturate("raw", [stepper(p) for p in pages], warmup_s, window_s)
+        steppers = [await stepper(p) for p in pages]
+        return await _saturate("raw CDP" if cdp else "raw", steppers, warmup_s, window_s)
     finally:
         for context in contexts:
             await context.close()

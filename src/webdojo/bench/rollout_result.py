@@ -113,6 +113,10 @@ class RolloutBenchResult:
             ),
         }
 
+    def floor_ratio(self) -> float | None:
+        """Server over "raw CDP" (a bare CDP screenshot): no target, it shows the headroom."""
+        return _ratio(_rate(self.saturated("server")), _rate(self.saturated("raw CDP")))
+
     def cpu_ceiling(self) -> dict[str, float] | None:
         """What the CPU allows: the async in-process leg's CPU seconds per env step (browsers
         included) bound its steps/s to ``cores / cpu_s_per_step`` on this machine, whatever the
@@ -154,6 +158,7 @@ class RolloutBenchResult:
             "latency_ms": self.latency_ms,
             "queues": self.queues,
             "targets": self.targets(),
+            "server_over_raw_cdp": self.floor_ratio(),
             "cpu_ceiling": self.cpu_ceiling(),
             "skipped": self.skipped,
             "wall_s": round(self.wall_s, 1),
