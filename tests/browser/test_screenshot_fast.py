@@ -4,10 +4,13 @@ with child frames or broken scripts fall back to Playwright's screenshot."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 
 import pytest
 from PIL import Image
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from webdojo.browser import BrowserSession
 from webdojo.browser.screenshot import playwright_kwargs, viewport_screenshot
@@ -97,3 +100,22 @@ async def test_a_page_with_a_frame_or_broken_scripts_gets_playwrights_screenshot
     )
     ours, theirs = await _both(session, JPEG)
     assert ours == theirs
+
+
+async def test_a_renderer_that_dies_during_the_capture_fails_it_at_once(
+    session: BrowserSession,
+) -> None:
+    """A CDP session's call to a crashed page never answers: the capture is raced against
+    the crash, so it fails with Playwright's error, not at its 30 s deadline."""
+    await _show(session, PAGES["static"])
+    tab = session._tabs.current
+    cdp = await tab.cdp()
+    await cdp.send("Runtime.evaluate", {"expression": "setTimeout(() => { while (true) {} })"})
+    capture = asyncio.ensure_future(viewport_screenshot(tab, JPEG, 30))
+    await asyncio.sleep(0.2)  # the capture's evaluate now waits on the spinning page
+    assert not capture.done()
+    crash = asyncio.ensure_future(cdp.send("Page.crash"))  # on the IO thread: no answer
+    with pytest.raises(PlaywrightError) as caught:
+        await capture
+    assert not isinstance(caught.value, PlaywrightTimeout) and tab.crashed
+    crash.cancel()
