@@ -158,3 +158,29 @@ async def test_dead_browser_raises_browser_closed(base_url: str) -> None:
         await session.aclose()  # never raises for a dead browser
     finally:
         await host.aclose()
+
+
+@pytest.mark.timeout(60)
+async def test_a_crash_ends_every_pending_operation_on_the_page_at_once(
+    session: BrowserSession, base_url: str
+) -> None:
+    """A call to a dead renderer may never answer; the crash expires the deadline of every
+    guarded operation on the page, which then raises PageCrashed instead of waiting it out
+    (here a 600 s deadline: without this, pytest's timeout ends the test)."""
+    await session.goto(base_url + "pointer.html")
+    tab = session._tabs.current
+    never = asyncio.Event()
+
+    async def pending() -> None:
+        async with session._guard("waiting on the page", 600):
+            await never.wait()
+
+    operation = asyncio.ensure_future(pending())
+    await asyncio.sleep(0.1)
+    assert not operation.done() and tab.deadlines
+    cdp = await tab.cdp()
+    crash = asyncio.ensure_future(cdp.send("Page.crash"))  # answered by no one
+    with pytest.raises(PageCrashed, match="waiting on the page"):
+        await operation
+    assert tab.crashed and not tab.deadlines
+    crash.cancel()

@@ -5,7 +5,9 @@ asyncio timeout on top of Playwright's own, since ``evaluate`` and mouse input h
 whatever Playwright raises leaves as a ``WebdojoError`` (``raise ... from exc``):
 
 * a timeout -> ``ActionTimeout`` / ``NavigationTimeout`` (the caller chooses which);
-* anything on a crashed page -> ``PageCrashed``;
+* anything on a crashed page -> ``PageCrashed``, at once: a crash expires the deadlines of
+  every operation on that page (``TabState.on_crash``), since a dead renderer may never
+  answer a call;
 * anything once the browser is gone -> ``BrowserClosed``;
 * a tab that closed itself mid-action -> ``ActionFailed``;
 * any other Playwright error -> ``ActionFailed`` with Playwright's first message line.
@@ -69,9 +71,16 @@ class Guard:
         """``page`` is the page the operation works on (default: the active one)."""
         if page is None and self._tabs.has_current():
             page = self._tabs.current.page
+        tab = None if page is None else self._tabs.find(page)
         try:
-            async with asyncio.timeout(seconds):
-                yield
+            async with asyncio.timeout(seconds) as deadline:
+                if tab is not None:
+                    tab.deadlines.add(deadline)
+                try:
+                    yield
+                finally:
+                    if tab is not None:
+                        tab.deadlines.discard(deadline)
         except WebdojoError:
             raise
         except (TimeoutError, PlaywrightTimeout) as exc:

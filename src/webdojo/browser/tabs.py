@@ -54,6 +54,7 @@ class TabState:
         self.page_done = False  # the page's done global, as last read (Observation.page_done)
         self.changed = asyncio.Event()  # set on each of the above; waiters clear it
         self.cut = False  # its document hung once and had its script stopped (hung.py)
+        self.deadlines: set[asyncio.Timeout] = set()  # guarded operations on it (guard.py)
         self._cdp: asyncio.Future[CDPSession] | None = None
 
     def note(self, found: dict[str, Any]) -> tuple[bool, bool, bool]:
@@ -87,8 +88,16 @@ class TabState:
         self.changed.set()
 
     def on_crash(self) -> None:
+        """Also end every guarded operation on the page now: a call to a dead renderer may
+        never answer (a CDP call, an evaluate waiting for a navigation's document), and the
+        guard turns the expired deadline into ``PageCrashed``."""
         self.crashed = True
         self.changed.set()
+        now = asyncio.get_running_loop().time()
+        for deadline in list(self.deadlines):
+            if not deadline.expired():
+                with contextlib.suppress(RuntimeError):  # already leaving
+                    deadline.reschedule(now)
 
     async def wait_until(self, done: Callable[[], bool]) -> None:
         """Wait until ``done()`` holds, re-checked after each event; the caller sets the
@@ -149,7 +158,7 @@ class TabSet:
     # --- membership ---------------------------------------------------------------------
 
     def _on_page(self, page: Page) -> None:
-        if self._find(page) is not None:
+        if self.find(page) is not None:
             return
         if len(self.tabs) >= self.max_tabs:
             self.refused += 1
@@ -157,12 +166,12 @@ class TabSet:
             return
         self._new.append(self.attach(page))
 
-    def _find(self, page: Page) -> TabState | None:
+    def find(self, page: Page) -> TabState | None:
         return next((t for t in self.tabs if t.page is page), None)
 
     def attach(self, page: Page) -> TabState:
         """Start tracking a page (idempotent)."""
-        found = self._find(page)
+        found = self.find(page)
         if found is not None:
             return found
         tab = TabState(page)
