@@ -7,10 +7,11 @@ Recovery, by kind:
   renderer ran in (``webdojo.server.pool.scratch``). The crash hit a session if one of that
   worker's sessions answered with a fault (``page_crashed``) after it; the soak knows this
   once every session open on that worker at the crash has answered again (or
-  ``ATTRIBUTE_S`` passed). A crash that hit a session has recovered at the first step that
-  worker acknowledges after the last such fault answer; one that hit no session (a renderer
-  of a spare warm page nobody used) at the first step that worker acknowledges after the
-  crash. Both are timed from the kill;
+  ``ATTRIBUTE_S`` passed). A crash that hit a session has recovered at the worker's first
+  answer after the last such fault answer: a step it acknowledges, or a session it creates
+  (the replacement episode's, when the crashed session was the worker's only one); one that
+  hit no session (a renderer of a spare warm page nobody used) at the worker's first answer
+  after the crash. Both are timed from the kill;
 * browser and worker kills: the worker hit is the one whose session first reports a fault
   after the kill (a lost session, a closed browser; how long that took is ``detect_s``).
   They have recovered when a session created after the kill has a step acknowledged on that
@@ -118,7 +119,7 @@ class Injector:
             return
         self.injected[kind] += 1
         if kind is FaultKind.TAB_CRASH and slot is not None:
-            await self._recover_tab(t0, mark, slot, live)
+            await self._recover_tab(t0, (*mark, len(self.tracker.opens)), slot, live)
         else:
             await self._recover(kind, t0, mark)
 
@@ -134,10 +135,10 @@ class Injector:
     # --- recovery -----------------------------------------------------------------------------
 
     async def _recover_tab(
-        self, t0: float, mark: tuple[int, int], worker: str, live: set[str]
+        self, t0: float, mark: tuple[int, int, int], worker: str, live: set[str]
     ) -> None:
         """A tab crash on ``worker``, whose sessions ``live`` were open at the kill."""
-        acks_from, errors_from = mark
+        acks_from, errors_from, opens_from = mark
         deadline = time.monotonic() + ATTRIBUTE_S
         while time.monotonic() < deadline:  # until each of them answered again (or closed)
             answered = {e.session for e in self.tracker.acks[acks_from:] if e.at >= t0}
@@ -158,9 +159,10 @@ class Injector:
         def back(e: Event) -> bool:
             return e.worker == worker and e.at >= since
 
-        ack = await self._first(self.tracker.acks, acks_from, back, self.recovery_timeout_s)
+        answers = (self.tracker.acks, acks_from), (self.tracker.opens, opens_from)
+        ack = await self._first_of(answers, back, self.recovery_timeout_s)
         if ack is None:
-            self.notes.append(f"{FaultKind.TAB_CRASH}: no step on {worker} after the crash")
+            self.notes.append(f"{FaultKind.TAB_CRASH}: no answer from {worker} after the crash")
             return
         self.recovered[FaultKind.TAB_CRASH] += 1
         self.recovery_s[FaultKind.TAB_CRASH].append(ack.at - t0)
@@ -201,13 +203,24 @@ class Injector:
         self, events: list[Event], start: int, match: Callable[[Event], bool], timeout_s: float
     ) -> Event | None:
         """The first event from index ``start`` on that matches, waiting up to ``timeout_s``."""
+        return await self._first_of(((events, start),), match, timeout_s)
+
+    async def _first_of(
+        self,
+        lists: tuple[tuple[list[Event], int], ...],
+        match: Callable[[Event], bool],
+        timeout_s: float,
+    ) -> Event | None:
+        """The earliest event that matches among ``(events, from index)`` lists, each in time
+        order, waiting up to ``timeout_s`` for one."""
         deadline = time.monotonic() + timeout_s
-        index = start
         while True:
-            while index < len(events):
-                if match(events[index]):
-                    return events[index]
-                index += 1
+            firsts = [
+                next((e for e in events[start:] if match(e)), None) for events, start in lists
+            ]
+            found = [e for e in firsts if e is not None]
+            if found:
+                return min(found, key=lambda e: e.at)
             if time.monotonic() > deadline:
                 return None
             await asyncio.sleep(0.02)

@@ -1,10 +1,12 @@
 """The soak's result: its figures as JSON (``to_json``) and as a rich table, with targets.
 
 Recovery after a tab crash (``recovery_s["tab_crash"]``), from the SIGKILL of the renderer:
-a crash that hit a session's page has recovered at the first step acknowledged on that
-session's worker after the session answered with the fault (``page_crashed``); a crash that
-hit no session (a spare warm page's renderer) at the first step that worker acknowledges
-after the crash (``tab_crash_hits`` says how many hit a session).
+a crash that hit a session's page has recovered at the first answer of that session's worker
+after the session answered with the fault (``page_crashed``); a crash that hit no session (a
+spare warm page's renderer) at that worker's first answer after the crash
+(``tab_crash_hits`` says how many hit a session). An answer is a step the worker
+acknowledges or a session it creates: when the crashed session was the worker's only one,
+the replacement episode's session is the first thing it serves.
 
 Growth (``rss_growth_mb_per_h``, ``open_files_growth_per_h``): the slope of RSS and open files
 summed over the server's processes, sampled after the warm-up; ``python_...`` the same over

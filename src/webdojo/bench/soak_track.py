@@ -52,6 +52,7 @@ class Tracker:
     acked: int = 0  # episode steps acknowledged by the server (200 answers)
     probe_steps: int = 0  # steps of the soak's own fault sessions
     acks: list[Event] = field(default_factory=list)
+    opens: list[Event] = field(default_factory=list)  # sessions created (a first observation)
     errors: list[Event] = field(default_factory=list)
     late: list[dict[str, object]] = field(default_factory=list)  # op, seconds, deadline
     calls: Counter[str] = field(default_factory=Counter)
@@ -105,14 +106,19 @@ class TrackedEnv:
     ) -> tuple[TrackedSession, Observation]:
         call = self.http.open(task, options, session, seed=seed)
         inner, obs = await self.tracker.timed("create", call, self.tracker.navigation_s)
-        return TrackedSession(inner, self), obs
+        return self._opened(inner), obs
 
     async def open_url(
         self, url: str, options: ObservationOptions
     ) -> tuple[TrackedSession, Observation]:
         call = self.http.open_url(url, options)
         inner, obs = await self.tracker.timed("create", call, self.tracker.navigation_s)
-        return TrackedSession(inner, self), obs
+        return self._opened(inner), obs
+
+    def _opened(self, inner: HttpSession) -> TrackedSession:
+        session = TrackedSession(inner, self)
+        self.tracker.opens.append(session._event(None))
+        return session
 
     async def aclose(self) -> None:
         return None  # the soak closes the HttpEnv itself
