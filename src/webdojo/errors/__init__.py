@@ -225,3 +225,9 @@ def all_codes() -> dict[str, type[WebdojoError]]:
         found[cls.code] = cls
         stack.extend(cls.__subclasses__())
     return found
+
+
+# One public home: the classes print, pickle and are documented as ``webdojo.errors.X``,
+# whichever module of the package defines them.
+for _cls in (Fault, *all_codes().values()):
+    _cls.__module__ = __name__
