@@ -14,11 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
-from collections.abc import Awaitable
 from importlib import resources
 from typing import Any
 
-from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from webdojo.browser.tabs import TabState
@@ -31,34 +29,19 @@ _RESUME = f"({SHOT_JS})('resume')"
 
 async def viewport_screenshot(tab: TabState, options: ObservationOptions, seconds: float) -> bytes:
     """The viewport as JPEG or PNG with animations finished and the caret hidden; raises
-    Playwright's ``TimeoutError`` past ``seconds`` and its ``Error`` when capture fails."""
+    Playwright's ``TimeoutError`` past ``seconds`` and its ``Error`` when capture fails. A CDP
+    call to a crashed renderer never answers: call this under the session's guard, whose
+    deadline the crash expires (``TabState.on_crash``)."""
     if len(tab.page.frames) > 1:
         return await tab.page.screenshot(**playwright_kwargs(options, seconds))
     try:
         async with asyncio.timeout(seconds):
-            shot = await _unless_crashed(tab, _capture(tab, options))
+            shot = await _capture(tab, options)
     except TimeoutError as exc:
         raise PlaywrightTimeout(f"the screenshot took over {seconds:g} s") from exc
     if shot is None:  # the page's scripts broke the evaluate
         return await tab.page.screenshot(**playwright_kwargs(options, seconds))
     return shot
-
-
-async def _unless_crashed(tab: TabState, call: Awaitable[bytes | None]) -> bytes | None:
-    """A CDP call to a page whose renderer died never answers (Playwright's own calls are
-    raced against the crash; a CDP session's are not): so race it here."""
-    work = asyncio.ensure_future(call)
-    crash = asyncio.ensure_future(tab.wait_until(lambda: tab.crashed))
-    try:
-        await asyncio.wait({work, crash}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        crash.cancel()
-        if not work.done():
-            work.cancel()
-            await asyncio.gather(work, return_exceptions=True)
-    if work.cancelled():
-        raise PlaywrightError("Target crashed")
-    return work.result()
 
 
 async def _capture(tab: TabState, options: ObservationOptions) -> bytes | None:
