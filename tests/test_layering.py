@@ -32,15 +32,28 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "observation": (),
     "history": ("errors", "actions", "observation"),
     "local_http": (),
+    "background": (),  # held background tasks (asyncio keeps only weak references)
     "asgi": ("errors",),
     # MiniWoB++'s page-side protocol and package location; tasks/ builds its task set on it
     "envs.miniwob": CORE,
     "tasks": (*CORE, "envs.miniwob"),
     "parsing": CORE,
     # the cache below the browser: a session replaying an archive attaches its replayer
-    "cache": CORE,
-    "cache.drive": (*CORE, "browser", "cache"),  # launches browsers to record and replay
-    "browser": (*CORE, "cache.archive", "cache.record_spec", "cache.recorder", "cache.replayer"),
+    "cache": (*CORE, "background"),
+    "cache.drive": (
+        *CORE,
+        "background",
+        "browser",
+        "cache",
+    ),  # launches browsers to record and replay
+    "browser": (
+        *CORE,
+        "background",
+        "cache.archive",
+        "cache.record_spec",
+        "cache.recorder",
+        "cache.replayer",
+    ),
     "models": CORE,
     "prompts": (*CORE, "parsing", "models", "tasks"),
     "policies": (*CORE, "parsing", "models", "prompts", "tasks"),
@@ -60,10 +73,18 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
         "server.api.transport",
     ),
     "server": (),
-    "server.worker": (*CORE, "browser"),
-    "server.pool": (*CORE, "browser", "server.worker"),
+    "server.worker": (*CORE, "background", "browser"),
+    "server.pool": (*CORE, "background", "browser", "server.worker"),
     "server.api": (*CORE, "browser", "parsing", "sites", "tasks", "server.pool.base"),
-    "server.serve": (*CORE, "asgi", "browser", "tasks", "server.api", "server.pool"),
+    "server.serve": (
+        *CORE,
+        "asgi",
+        "browser",
+        "tasks",
+        "server.api",
+        "server.pool",
+        "server.worker.config",  # --spare-browser configures each worker
+    ),
     "server.child_process": CORE,
     "taskgen": (*CORE, "models", "tasks"),
     # site generation validates with `sites check`'s task replays: above checks and rollout

@@ -35,13 +35,13 @@ import contextlib
 import os
 import shutil
 import tempfile
-from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
 from playwright.async_api import Browser, CDPSession
 from playwright.async_api import Error as PlaywrightError
 
+from webdojo.background import Background
 from webdojo.browser import stale_dirs
 from webdojo.errors import DownloadTooLarge, TooManyDownloads, WebdojoError
 from webdojo.observation import DownloadInfo, ErrorInfo
@@ -185,7 +185,7 @@ class DownloadRoot:
         self._sessions: set[SessionDownloads] = set()
         self._running: dict[str, dict[str, Any]] = {}  # every context's: guid -> name, url, total
         self._scanner: asyncio.Task[None] | None = None
-        self._tasks: set[asyncio.Task[None]] = set()  # early refusals under way
+        self._tasks = Background()  # early refusals under way
 
     @property
     def path(self) -> Path | None:
@@ -233,7 +233,7 @@ class DownloadRoot:
         name = event.get("suggestedFilename", "")
         info = {"name": name, "url": event.get("url", ""), "total": 0, "checked": False}
         self._running[event["guid"]] = info
-        self._later(self._refuse_early(event["guid"], info, TooManyDownloads))
+        self._tasks.spawn(self._refuse_early(event["guid"], info, TooManyDownloads))
         if self._scanner is None or self._scanner.done():
             self._scanner = asyncio.get_running_loop().create_task(self._scan())
 
@@ -245,7 +245,7 @@ class DownloadRoot:
         info["total"] = event.get("totalBytes") or 0
         if info["total"] and not info["checked"]:  # the size the server announced
             info["checked"] = True
-            self._later(self._refuse_early(guid, info, DownloadTooLarge))
+            self._tasks.spawn(self._refuse_early(guid, info, DownloadTooLarge))
         if state in ("completed", "canceled"):
             del self._running[guid]
             for downloads in list(self._sessions):
@@ -276,11 +276,6 @@ class DownloadRoot:
                 downloads.refuse(guid, info, error)
                 return
 
-    def _later(self, work: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.get_running_loop().create_task(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
     async def cancel(self, downloads: SessionDownloads, guid: str) -> bool:
         """Cancel the session's download; False if it is not the session's (or is over)."""
         if self._cdp is None:
@@ -295,9 +290,9 @@ class DownloadRoot:
 
     async def aclose(self) -> None:
         """Remove the root directory with whatever is left in it. Never raises."""
-        for task in [self._scanner, *self._tasks]:
-            if task is not None:
-                task.cancel()
+        if self._scanner is not None:
+            self._scanner.cancel()
+        await self._tasks.cancel()
         if self._cdp is not None:
             with contextlib.suppress(PlaywrightError):
                 await asyncio.wait_for(self._cdp.detach(), 5)

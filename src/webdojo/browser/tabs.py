@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from typing import Any
 
 from playwright.async_api import (
@@ -27,6 +27,7 @@ from playwright.async_api import (
 )
 from playwright.async_api import Error as PlaywrightError
 
+from webdojo.background import Background
 from webdojo.browser.dom import HOOKS_JS
 from webdojo.errors import BadTab
 from webdojo.observation import Tab
@@ -144,7 +145,7 @@ class TabSet:
         self.context = context
         self.max_tabs = max_tabs  # a page opening windows in a loop cannot grow the session
         self.refused = 0  # pages closed at once because the session had max_tabs already
-        self._closing: set[asyncio.Task[None]] = set()
+        self._closing = Background()  # tabs closing (a hung page takes about 0.5 s)
         self.tabs: list[TabState] = []
         self._active: TabState | None = None
         self._new: list[TabState] = []  # opened by the page, not yet made active
@@ -162,7 +163,7 @@ class TabSet:
             return
         if len(self.tabs) >= self.max_tabs:
             self.refused += 1
-            self._spawn(_close_quietly(page))
+            self._closing.spawn(_close_quietly(page))
             return
         self._new.append(self.attach(page))
 
@@ -193,12 +194,7 @@ class TabSet:
         """Stop tracking a tab and close it in the background (a hung page takes about 0.5 s
         to close: Chromium waits for its unload first)."""
         self._on_close(tab)
-        self._spawn(_close_quietly(tab.page))
-
-    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.get_running_loop().create_task(coro)
-        self._closing.add(task)
-        task.add_done_callback(self._closing.discard)
+        self._closing.spawn(_close_quietly(tab.page))
 
     def _on_close(self, tab: TabState) -> None:
         if tab not in self.tabs:

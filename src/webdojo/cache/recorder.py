@@ -11,7 +11,6 @@ passed through while recording and never opens during replay.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import time
 from collections import Counter
@@ -21,6 +20,7 @@ from urllib.parse import urlsplit
 from playwright.async_api import BrowserContext, Request, Route, WebSocketRoute
 from playwright.async_api import Error as PlaywrightError
 
+from webdojo.background import Background
 from webdojo.cache.archive import ArchiveWriter
 from webdojo.cache.exchange import CapturedRequest, CapturedResponse, Exchange
 from webdojo.cache.quiet import InFlight
@@ -47,7 +47,7 @@ class Recorder:
         self.in_flight = InFlight()
         self._seq: dict[Request, tuple[int, float]] = {}
         self._exchanges: list[Exchange] = []
-        self._reads: set[asyncio.Task[None]] = set()
+        self._reads = Background()
 
     async def attach(self, context: BrowserContext) -> None:
         context.on("request", self._on_request)
@@ -85,9 +85,7 @@ class Recorder:
     def _on_finished(self, request: Request) -> None:
         if request not in self._seq:
             return
-        task = asyncio.get_running_loop().create_task(self._read(request))
-        self._reads.add(task)
-        task.add_done_callback(self._reads.discard)
+        self._reads.spawn(self._read(request))
 
     async def _read(self, request: Request) -> None:
         seq, started = self._seq.pop(request)
@@ -130,8 +128,7 @@ class Recorder:
 
     async def finish(self, timeout_s: float = 10.0) -> list[Exchange]:
         """Wait for the bodies still being read; the exchanges in send order."""
-        if self._reads:
-            await asyncio.wait(set(self._reads), timeout=timeout_s)
+        await self._reads.wait(timeout_s)
         return sorted(self._exchanges, key=lambda e: e.seq)
 
 

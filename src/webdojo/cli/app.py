@@ -223,6 +223,13 @@ def serve(
     allow_host: Annotated[list[str] | None, typer.Option(help=RUN_HELP["allow_host"])] = None,
     deny_host: Annotated[list[str] | None, typer.Option(help=RUN_HELP["deny_host"])] = None,
     network_policy: Annotated[str, typer.Option(help=RUN_HELP["network_policy"])] = "on",
+    spare_browser: Annotated[
+        bool,
+        typer.Option(
+            help="each worker keeps a second browser launched ahead: a dead or recycled "
+            "browser is replaced without a launch (about 130 MB per worker)"
+        ),
+    ] = False,
 ) -> None:
     """Serve browser sessions over HTTP (OpenAPI at /openapi.json, metrics at /metrics)."""
     from webdojo.server.serve import serve as run_server
@@ -243,6 +250,7 @@ def serve(
             log_level=log_level,
             archive=replayed,
             network=_network(allow_host, deny_host, network_policy),
+            spare_browser=spare_browser,
         )
     except WebdojoError as exc:
         raise _fail(exc) from exc

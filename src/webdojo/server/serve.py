@@ -22,6 +22,7 @@ from webdojo.browser.options import SessionOptions
 from webdojo.errors import ConfigError
 from webdojo.server.api.app import ServerSettings, create_app
 from webdojo.server.pool.base import Pool
+from webdojo.server.worker.config import WorkerConfig
 from webdojo.tasks.loader import load_spec
 
 DEFAULT_HOST = "127.0.0.1"
@@ -79,8 +80,10 @@ def serve(
     pool_options: dict[str, Any] | None = None,
     archive: str | None = None,
     network: NetworkPolicy | None = None,
+    spare_browser: bool = False,
 ) -> None:
-    """Serve until interrupted (Ctrl-C / SIGTERM close every session and the pool)."""
+    """Serve until interrupted (Ctrl-C / SIGTERM close every session and the pool).
+    ``spare_browser``: each worker keeps a browser launched ahead (``WorkerConfig``)."""
     check_exposure(host, token)
     task_set = load_spec(tasks)
     settings = ServerSettings(
@@ -94,7 +97,10 @@ def serve(
             network=network or NetworkPolicy(),
         ),
     )
-    pool = build_pool(workers, ray_address, **(pool_options or {}))
+    pool_options = dict(pool_options or {})
+    if spare_browser and workers > 0:  # the in-process pool (0) has no worker to configure
+        pool_options.setdefault("worker", WorkerConfig(spare_browser=True))
+    pool = build_pool(workers, ray_address, **pool_options)
     app = create_app(pool, task_set, settings)
     sock = bind_tcp(host, port)
     print(f"listening on {url_of(sock)}", flush=True)

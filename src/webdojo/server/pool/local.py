@@ -14,13 +14,12 @@ there); this module starts the workers, as ``WorkerProcess``es. What processes a
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-from collections.abc import Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from webdojo.background import Background
 from webdojo.server.pool import scratch
 from webdojo.server.pool.managed import ManagedPool, ManagedPoolConfig, Slot
 from webdojo.server.worker.process import WorkerProcess
@@ -43,16 +42,16 @@ class LocalPool(ManagedPool[WorkerProcess]):
 
     def __init__(self, config: LocalPoolConfig | None = None, **overrides: Any) -> None:
         super().__init__(dataclasses.replace(config or LocalPoolConfig(), **overrides), "local")
-        self._cleanups: set[asyncio.Task[None]] = set()
+        self._cleanups = Background()  # scratch directories removed once unused
 
     async def start(self) -> None:
         for path in scratch.stale():  # left by a server that was killed
-            self._later(scratch.remove_when_unused(path))
+            self._cleanups.spawn(scratch.remove_when_unused(path), quiet=True)
         await super().start()
 
     async def aclose(self) -> None:
         await super().aclose()
-        await asyncio.gather(*self._cleanups, return_exceptions=True)
+        await self._cleanups.wait()
 
     async def _spawn_worker(self, slot: Slot[WorkerProcess], generation: int) -> WorkerProcess:
         tmp = scratch.new_dir(slot.name)
@@ -66,16 +65,11 @@ class LocalPool(ManagedPool[WorkerProcess]):
                 env={"TMPDIR": str(tmp)},
             )
         except BaseException:
-            self._later(scratch.remove_when_unused(tmp))
+            self._cleanups.spawn(scratch.remove_when_unused(tmp), quiet=True)
             raise
-        self._later(self._remove_after(worker, tmp))
+        self._cleanups.spawn(self._remove_after(worker, tmp), quiet=True)
         return worker
 
     async def _remove_after(self, worker: WorkerProcess, tmp: Path) -> None:
         await worker.exited()
         await scratch.remove_when_unused(tmp)
-
-    def _later(self, work: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.get_running_loop().create_task(work)
-        self._cleanups.add(task)
-        task.add_done_callback(self._cleanups.discard)

@@ -33,6 +33,7 @@ from enum import StrEnum
 from typing import Any, ClassVar, Generic, TypeVar
 
 from webdojo.actions import Action
+from webdojo.background import Background
 from webdojo.browser.options import SessionOptions
 from webdojo.errors import BrowserClosed, InfraError, SessionLost, UnknownSession, WebdojoError
 from webdojo.observation import FinalState, Observation, ObservationOptions
@@ -112,7 +113,7 @@ class ManagedPool(Pool, Generic[H]):
         self._restarts = 0
         self._heartbeat: asyncio.Task[None] | None = None
         self._closing = False
-        self._orphans: set[asyncio.Future[Any]] = set()
+        self._orphans = Background()  # sessions closed for callers who went away
 
     @abstractmethod
     async def _spawn_worker(self, slot: Slot[H], generation: int) -> H:
@@ -309,10 +310,7 @@ class ManagedPool(Pool, Generic[H]):
         if done.cancelled() or done.exception() is not None:
             return
         session_id = done.result()[0]
-        task = asyncio.ensure_future(self._call(placement, "close", session_id))
-        task.add_done_callback(lambda t: t.cancelled() or t.exception())  # nothing to report
-        self._orphans.add(task)
-        task.add_done_callback(self._orphans.discard)
+        self._orphans.spawn(self._call(placement, "close", session_id), quiet=True)
 
     async def _place(self) -> Slot[H]:
         """The live worker with the fewest sessions; waits for one while none is alive."""

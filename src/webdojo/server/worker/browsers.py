@@ -18,7 +18,8 @@ retired: it takes no new sessions, serves the ones it has, and is closed when th
 closes (draining), while a fresh browser takes the new sessions. A browser whose process died
 is retired the same way (DEAD): its sessions raise ``BrowserClosed`` until they are closed.
 A watchdog notices the death within ``WATCH_S`` and relaunches at once, without waiting for
-the next create, so that health (``browser_state``) goes back to "alive" on its own.
+the next create, so that health (``browser_state``) goes back to "alive" on its own. With
+``spare_browser`` the replacement is a browser launched ahead (``spare.py``).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from collections import Counter
 from enum import StrEnum
 from typing import Any
 
+from webdojo.background import Background
 from webdojo.browser.host import BrowserHost
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.session import BrowserSession, SessionState
@@ -38,6 +40,7 @@ from webdojo.errors import BrowserClosed, WebdojoError
 from webdojo.observation import ObservationOptions
 from webdojo.server.worker.config import WorkerConfig
 from webdojo.server.worker.memory import ProcessTree
+from webdojo.server.worker.spare import SpareBrowser
 
 _log = logging.getLogger(__name__)
 _WARM_UP = ObservationOptions(jpeg_quality=80)  # a warm page's first (unused) screenshot
@@ -76,8 +79,9 @@ class Browsers:
         self._refill: asyncio.Task[None] | None = None
         self._monitor: asyncio.Task[None] | None = None
         self._watchdog: asyncio.Task[None] | None = None
-        self._background: set[asyncio.Task[None]] = set()
+        self._background = Background()
         self._procs = ProcessTree()
+        self._spare = SpareBrowser(config.browser, config.spare_browser)
         self.counts: Counter[str] = Counter()
         self._latest_url: str | None = None  # start URL of the last session handed out
         self._previous_url: str | None = None  # ... and of the one before it
@@ -124,7 +128,7 @@ class Browsers:
         create, so that the warm pool is ready again."""
         active = self._active
         if active is not None and not active.host.is_connected():
-            self._spawn(self._replace_dead())
+            self._background.spawn(self._replace_dead())
 
     # --- launching and retiring -------------------------------------------------------------
 
@@ -144,7 +148,7 @@ class Browsers:
                 self._recycling = True
             if self._active is None:
                 try:
-                    self._active = ManagedBrowser(await BrowserHost.launch(self._config.browser))
+                    self._active = ManagedBrowser(await self._spare.take())
                 finally:
                     self._recycling = False
             return self._active
@@ -202,7 +206,7 @@ class Browsers:
         if browser.sessions:
             self._retired.append(browser)
         else:
-            self._spawn(self._close(browser))
+            self._background.spawn(self._close(browser))
 
     async def _close(self, browser: ManagedBrowser) -> None:
         if browser.state is BrowserState.CLOSED:
@@ -225,7 +229,7 @@ class Browsers:
             return None
         for session in [s for s in browser.warm if s.state is not SessionState.OPEN]:
             browser.warm.remove(session)
-            self._spawn(session.aclose())
+            self._background.spawn(session.aclose())
         ready = [s for s in browser.warm if s.preloaded is not None and s.preloaded == start_url]
         ready = ready or [s for s in browser.warm if s.preloaded is None]
         if not ready:
@@ -271,7 +275,7 @@ class Browsers:
         stale = [s for s in active.warm if s.preloaded not in (None, url)]
         active.warm = [s for s in active.warm if s not in stale]
         for session in stale:
-            self._spawn(session.aclose())
+            self._background.spawn(session.aclose())
 
     def _schedule_refill(self) -> None:
         if self._config.warm_contexts and (self._refill is None or self._refill.done()):
@@ -353,11 +357,6 @@ class Browsers:
         preloaded = sum(s.preloaded is not None for s in active.warm) if active else 0
         return size == 1 or preloaded < size - 1
 
-    def _spawn(self, coro: Any) -> None:
-        task = asyncio.ensure_future(coro)
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-
     # --- reporting and shutdown -------------------------------------------------------------
 
     def stats(self) -> dict[str, Any]:
@@ -377,14 +376,18 @@ class Browsers:
             "pss_mb": round(self._procs.pss_mb, 1),  # as of the last measurement
             "rss_mb": round(self._procs.rss_mb, 1),
             "browser_pids": self._browser_pids(),
+            "spare_pid": self._spare.pid,  # a browser launched ahead (spare_browser), if ready
+            "spares_taken": self._spare.taken,
         }
 
     async def aclose(self) -> None:
-        for task in [self._refill, self._monitor, self._watchdog, *self._background]:
+        await self._background.cancel()
+        for task in [self._refill, self._monitor, self._watchdog]:
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, WebdojoError):
                     await task
+        await self._spare.aclose()
         # Under the lock: a launch in flight (a create that found the browser dead) ends
         # first and its browser is closed here. Left running, it would die with the worker's
         # Playwright driver, killed at exit, leaving its profile and artifacts in TMPDIR.

@@ -42,6 +42,9 @@ class WorkerConfig:
     max_browser_memory_mb: float = 4096.0
     memory_check_interval_s: float = 10.0  # how often the memory is measured (in a thread)
     browser: BrowserConfig = field(default_factory=BrowserConfig)  # how Chromium is launched
+    # Keep one more browser launched ahead, so that replacing a dead or recycled browser costs
+    # no launch (spare.py): faster recovery for about 130 MB PSS per worker.
+    spare_browser: bool = False
 
     def __post_init__(self) -> None:
         for name in ("create_limit", "execute_limit", "observe_limit", "recycle_after_contexts"):
