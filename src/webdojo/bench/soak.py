@@ -50,6 +50,11 @@ from webdojo.tasks.loader import load_spec
 Log = Callable[[str], None]
 
 
+# A round's episodes are sized at this many steps each, a little above the built-in tasks'
+# mean under the random policy (about 11), so that a round ends short of the target
+ROUND_STEPS_PER_EPISODE = 12
+
+
 @dataclass(frozen=True)
 class SoakConfig:
     steps: int = 10_000  # episode steps to acknowledge before the soak ends
@@ -62,6 +67,7 @@ class SoakConfig:
     warmup: float = 0.2  # share of the steps before growth is measured
     samples: int = 20  # RSS / open files samples over the run
     recovery_timeout_s: float = 90.0  # a fault not recovered by then counts as not recovered
+    spare_browser: bool = True  # serve with --spare-browser (a browser launched ahead)
 
     def __post_init__(self) -> None:
         if self.steps < 1 or self.sessions < 1 or self.workers < 1:
@@ -165,13 +171,20 @@ def _specs(seed: int) -> Iterator[EpisodeSpec]:
 
 
 async def _drive(
-    engine: AsyncEngine, server: SoakServer, config: SoakConfig, more: Callable[[], bool]
+    engine: AsyncEngine,
+    server: SoakServer,
+    config: SoakConfig,
+    more: Callable[[], bool],
+    steps_left: Callable[[], int],
 ) -> None:
     """Run rounds of episodes while ``more()``; a run the engine stopped because the server
-    was down resumes (finished episodes are skipped) once the server is back."""
+    was down resumes (finished episodes are skipped) once the server is back. A round holds
+    about as many episodes as the steps left need: at a round's end the sessions drain to
+    none, which no steady load does, so rounds are few."""
     specs = _specs(config.seed)
     while more():
-        plan = list(itertools.islice(specs, config.sessions * 2))
+        size = max(config.sessions * 2, steps_left() // ROUND_STEPS_PER_EPISODE)
+        plan = list(itertools.islice(specs, size))
         for _ in range(10):
             try:
                 await engine.run(plan)
@@ -230,6 +243,7 @@ async def run_soak(config: SoakConfig | None = None, log: Log | None = None) -> 
             "--action-timeout", str(config.action_timeout_s),
             "--navigation-timeout", str(config.navigation_timeout_s),
         ]  # fmt: skip
+        args += ["--spare-browser"] if config.spare_browser else []
         with FaultSite() as site:
             # The fault site is on loopback, which the network policy blocks unless allowed.
             args += ["--allow-host", site.origin]
@@ -292,6 +306,7 @@ async def _run(
                     server,
                     config,
                     lambda: tracker.acked < config.steps or not background[0].done(),
+                    lambda: config.steps - tracker.acked,
                 )
                 background[0].result()  # the injector's own failure, if any
             finally:

@@ -148,6 +148,24 @@ def browsers(server_pid: int) -> list[psutil.Process]:
     return sorted(found, key=lambda p: p.pid)
 
 
+def browser_of(proc: psutil.Process) -> psutil.Process | None:
+    """The Chromium main process a renderer (or other child process) belongs to."""
+    with contextlib.suppress(psutil.Error):
+        for each in proc.parents():
+            with _gone_ok():
+                if "chrom" in each.name() and _flag(each, "--type=") is None:
+                    return each
+    return None
+
+
+def gone(proc: psutil.Process) -> bool:
+    """The process has exited (a zombie counts: it is dead, only not yet reaped)."""
+    try:
+        return not proc.is_running() or proc.status() == psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return True
+
+
 def renderers(server_pid: int) -> list[psutil.Process]:
     """Every renderer process of every browser of the server, by pid."""
     found = [p for p in tree(server_pid) if _flag(p, "--type=") == "renderer"]

@@ -113,13 +113,15 @@ class Injector:
         target = self._target(kind)
         slot = faults.slot_of(target) if target is not None else None
         live = {s for s, w in self.tracker.live.items() if w == slot}  # before the kill
+        browser = faults.browser_of(target) if target is not None else None
         t0 = time.monotonic()
         if target is None or not faults.kill(target):
             self.notes.append(f"{kind}: no process to kill at step {self.tracker.acked}")
             return
         self.injected[kind] += 1
         if kind is FaultKind.TAB_CRASH and slot is not None:
-            await self._recover_tab(t0, (*mark, len(self.tracker.opens)), slot, live)
+            opens = len(self.tracker.opens)
+            await self._recover_tab(t0, (*mark, opens), slot, live, browser)
         else:
             await self._recover(kind, t0, mark)
 
@@ -135,9 +137,15 @@ class Injector:
     # --- recovery -----------------------------------------------------------------------------
 
     async def _recover_tab(
-        self, t0: float, mark: tuple[int, int, int], worker: str, live: set[str]
+        self,
+        t0: float,
+        mark: tuple[int, int, int],
+        worker: str,
+        live: set[str],
+        browser: psutil.Process | None,
     ) -> None:
-        """A tab crash on ``worker``, whose sessions ``live`` were open at the kill."""
+        """A tab crash on ``worker``, whose sessions ``live`` were open at the kill, in the
+        Chromium ``browser``."""
         acks_from, errors_from, opens_from = mark
         deadline = time.monotonic() + ATTRIBUTE_S
         while time.monotonic() < deadline:  # until each of them answered again (or closed)
@@ -166,8 +174,17 @@ class Injector:
             return
         self.recovered[FaultKind.TAB_CRASH] += 1
         self.recovery_s[FaultKind.TAB_CRASH].append(ack.at - t0)
+        created = any(e is ack for e in self.tracker.opens[opens_from:])
         self.tab_crashes.append(
-            {"hit": bool(hits), "recovery_s": round(ack.at - t0, 3), "attributed_s": settled}
+            {
+                "hit": bool(hits),
+                "recovery_s": round(ack.at - t0, 3),
+                "attributed_s": settled,
+                "live": len(live),  # sessions open on the worker at the crash
+                "answer": "create" if created else "step",  # what the first answer was
+                # Chromium took its whole browser down with the renderer: the worker relaunched
+                "escalated": browser is not None and faults.gone(browser),
+            }
         )
 
     async def _recover(self, kind: FaultKind, t0: float, mark: tuple[int, int]) -> None:

@@ -30,6 +30,9 @@ def bench_soak(
         ),
     ] = None,
     seed: Annotated[int, typer.Option(help="seed of the fault schedule and the policy")] = 0,
+    spare_browser: Annotated[
+        bool, typer.Option(help="serve with --spare-browser, as a long run should")
+    ] = True,
     as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
 ) -> None:
     """Run episodes through `webdojo serve` while killing tabs, browsers, workers and the
@@ -42,7 +45,12 @@ def bench_soak(
     console = Console(stderr=as_json)
     try:
         config = SoakConfig(
-            steps=steps, sessions=sessions, workers=workers, faults=parse_faults(faults), seed=seed
+            steps=steps,
+            sessions=sessions,
+            workers=workers,
+            faults=parse_faults(faults),
+            seed=seed,
+            spare_browser=spare_browser,
         )
     except (ConfigError, ValueError) as exc:
         console.print(f"[red]error[/red] {escape(str(exc))}")
