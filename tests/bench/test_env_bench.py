@@ -33,8 +33,10 @@ async def test_env_bench_runs_and_reports() -> None:
     assert set(data["ratio_p50"]) == set(STEPS) and data["target_ratio"] == 1.15
     assert set(data["pool"]) == set(data["pool_ratio_p50"]) == set(result.pool)
     assert data["warm_reset_target_ms"] == 50.0
+    assert result.pool_floor is not None and data["pool_floor_reset"]["n"] == 2
     assert set(data["extras_added_p50_ms"]) == set(result.extras) - {"screenshot"}
     console = Console(record=True, width=120)
     console.print(env_bench_table(result))
     text = console.export_text()
     assert "in-page step" in text and "reset (cold)" in text and "reset (warm pool)" in text
+    assert "reset floor" in text

@@ -11,7 +11,8 @@ webdojo/raw for each (target <= 1.15). Beside the cold reset it measures resets 
 worker's warm pool (``Worker.create``, what ``webdojo serve`` does), where a warm context is
 ready: ``reset_warm`` with the start page loaded ahead (the pool preloads the latest start URL:
 a training run's episodes of one task) and ``reset_warm_blank`` with a warm blank page (an
-episode at another URL). Target: a warm reset <= 50 ms p50. Raw and webdojo iterations are interleaved, and their
+episode at another URL). Target: a warm reset <= 50 ms p50. Beside them, the floor of a reset
+that pays the page load: a raw page made ahead, ``goto``, and a bare ``Page.captureScreenshot``. Raw and webdojo iterations are interleaved, and their
 order alternates, so that background load hits both alike. Where psutil is installed it also
 reports CPU milliseconds per step of the whole process tree, which a busy machine does not
 distort the way it distorts wall times. Last, it reports what richer observations add to an
@@ -88,6 +89,8 @@ class EnvBenchResult:
         default_factory=dict
     )  # resets through the warm pool (POOL_RESETS)
     pool_raw: Stat | None = None  # raw Playwright's reset, timed in turn with the pool's
+    # the least a reset that pays the page load costs here: goto + bare CDP capture (raw)
+    pool_floor: Stat | None = None
     # CPU milliseconds per step of the whole process tree (Python, driver, Chromium), by step
     # then "raw"/"webdojo": robust where wall times are not (a machine shared with others).
     cpu_ms: dict[str, dict[str, float]] = field(default_factory=dict)
@@ -125,6 +128,7 @@ class EnvBenchResult:
             "pool": {k: asdict(v) for k, v in self.pool.items()},
             "pool_raw_reset": None if self.pool_raw is None else asdict(self.pool_raw),
             "pool_ratio_p50": self.pool_ratios(),
+            "pool_floor_reset": None if self.pool_floor is None else asdict(self.pool_floor),
             "warm_reset_target_ms": WARM_RESET_TARGET_MS,
             "extras": {k: asdict(v) for k, v in self.extras.items()},
             "extras_added_p50_ms": self.added_ms(),
@@ -231,6 +235,7 @@ async def _measure_pool(
 ) -> None:
     samples = await pool_resets(host, config, start_url, options, iterations, POOL_RESETS)
     result.pool_raw = Stat.of(samples.pop("raw"))
+    result.pool_floor = Stat.of(samples.pop("floor"))
     result.pool = {name: Stat.of(values) for name, values in samples.items()}
 
 
@@ -355,6 +360,10 @@ def _pool_rows(table: Table, result: EnvBenchResult) -> None:
             f"{stat.p90_ms:.1f} ms",
             f"{ratios[name]:.2f}" if name in ratios else "",
         )
+    if result.pool_floor is not None:  # the browser's own floor for a reset with a page load
+        floor = result.pool_floor
+        label = "reset floor (raw goto + bare capture)"
+        table.add_row(label, "", "", f"{floor.p50_ms:.1f} ms", f"{floor.p90_ms:.1f} ms", "")
 
 
 def main(argv: list[str] | None = None) -> None:  # pragma: no cover - manual entry point

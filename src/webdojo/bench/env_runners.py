@@ -5,6 +5,8 @@ webdojo (``mouse.click`` + ``screenshot``, ``expect_navigation`` around a naviga
 ``WebdojoRunner`` does the same through ``BrowserSession.step``. ``PoolRunner`` resets as
 ``webdojo serve`` does: ``Worker.create`` with a warm pool (a context and page made ahead, and
 with ``preload`` the start page loaded ahead too), timed once a warm context is ready.
+``FloorRunner`` is the least a reset that pays the page load can cost in this browser: a page
+made ahead, then ``goto`` and a bare ``Page.captureScreenshot`` (no readying of the page).
 """
 
 from __future__ import annotations
@@ -61,6 +63,23 @@ class RawRunner:
         if self.page is not None:
             await self.page.context.close()
             self.page = None
+
+
+class FloorRunner(RawRunner):
+    """A raw page made (and painted once) ahead; a reset is ``goto`` plus a bare CDP capture."""
+
+    async def ready(self) -> None:
+        await self.close()
+        context = await self._browser.new_context(viewport=self._viewport)  # type: ignore[arg-type]
+        self.page = await context.new_page()
+        await self._shot()
+
+    async def reset(self, url: str) -> None:
+        assert self.page is not None
+        await self.page.goto(url)
+        # made after the load: a navigation to another site swaps the renderer under it
+        cdp = await self.page.context.new_cdp_session(self.page)
+        await cdp.send("Page.captureScreenshot", {"format": "jpeg", "quality": JPEG_QUALITY})
 
 
 class WebdojoRunner:
@@ -153,19 +172,23 @@ async def pool_resets(
     kinds: dict[str, bool],
     warmup: int = 2,
 ) -> dict[str, list[float]]:
-    """Milliseconds per reset through a warm pool, for each of ``kinds`` (name: preload), and
-    of a raw Playwright reset ("raw"), taking turns. A pool reset is timed once its worker has
+    """Milliseconds per reset through a warm pool, for each of ``kinds`` (name: preload), of
+    a raw Playwright reset ("raw") and of the floor (``FloorRunner``, "floor"), taking turns. A pool reset is timed once its worker has
     a warm context ready (the refill is not timed, nor is closing the last episode, as for
     the cold reset)."""
     runners = {name: PoolRunner(options, preload, config) for name, preload in kinds.items()}
-    samples: dict[str, list[float]] = {name: [] for name in ("raw", *runners)}
-    raw = RawRunner(host.browser, options)
+    samples: dict[str, list[float]] = {name: [] for name in ("raw", "floor", *runners)}
+    raw, floor = RawRunner(host.browser, options), FloorRunner(host.browser, options)
     try:
         for runner in runners.values():
             await runner.start()
         for i in range(warmup + iterations):
             await raw.close()
-            took = {"raw": await _ms(raw.reset, start_url)}
+            await floor.ready()
+            took = {
+                "raw": await _ms(raw.reset, start_url),
+                "floor": await _ms(floor.reset, start_url),
+            }
             for name, runner in runners.items():
                 await runner.close()
                 await runner.ready()
@@ -175,6 +198,7 @@ async def pool_resets(
                     samples[name].append(ms)
     finally:
         await raw.close()
+        await floor.close()
         for runner in runners.values():
             await runner.aclose()
     return samples
