@@ -193,6 +193,7 @@ async def pool_resets(
                 await runner.close()
                 await runner.ready()
                 took[name] = await _ms(runner.reset, start_url)
+                await runner.ready()  # its refill runs now, not under the next runner's reset
             if i >= warmup:
                 for name, ms in took.items():
                     samples[name].append(ms)
