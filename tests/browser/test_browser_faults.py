@@ -184,3 +184,31 @@ async def test_a_crash_ends_every_pending_operation_on_the_page_at_once(
         await operation
     assert tab.crashed and not tab.deadlines
     crash.cancel()
+
+
+@pytest.mark.timeout(90)
+async def test_a_dead_browser_ends_every_operation_under_way_at_once(base_url: str) -> None:
+    """A page load that never finishes, and a click whose navigation never finishes, on a
+    browser that is then killed: both raise BrowserClosed at once instead of waiting out their
+    600 s deadlines (nothing wakes a wait for a load on a dead browser; without the fix,
+    pytest's timeout ends the test)."""
+    host = await BrowserHost.launch()
+    patient = SessionOptions(action_timeout_s=600, navigation_timeout_s=600)
+    try:
+        loading, clicking = await host.new_session(patient), await host.new_session(patient)
+        await clicking.goto(base_url + "nav.html")
+        slow_link = (await ids(clicking))["slow"]
+        operations = [
+            asyncio.ensure_future(loading.goto(base_url + "slow")),
+            asyncio.ensure_future(clicking.execute(Click(element=slow_link))),
+        ]
+        await asyncio.sleep(0.5)
+        assert not any(op.done() for op in operations)  # both wait for the slow page
+        os.kill(host.pid or 0, signal.SIGKILL)
+        for operation in operations:
+            with pytest.raises(BrowserClosed):
+                await operation
+        for session in (loading, clicking):
+            await session.aclose()
+    finally:
+        await host.aclose()

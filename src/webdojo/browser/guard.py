@@ -86,6 +86,8 @@ class Guard:
         except (TimeoutError, PlaywrightTimeout) as exc:
             if self.crashed():
                 raise PageCrashed(f"the page crashed during {what}") from exc
+            if not self._browser_alive():  # its death expired the deadline (TabSet)
+                raise BrowserClosed(f"the browser is gone ({what})") from exc
             raise timeout_error(
                 f"{what} did not finish within {seconds:g} s", seconds=seconds
             ) from exc

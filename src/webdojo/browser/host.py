@@ -53,6 +53,7 @@ class BrowserHost:
         self._archives: dict[str, Archive] = {}  # opened once, shared by the sessions replaying
         self._closed = False
         self.downloads = DownloadRoot(browser)  # every session's download directory
+        browser.on("disconnected", lambda _browser: self._on_disconnected())
 
     @classmethod
     async def launch(cls, config: BrowserConfig | None = None) -> BrowserHost:
@@ -161,6 +162,12 @@ class BrowserHost:
         if path not in self._archives:
             self._archives[path] = Archive.open(Path(path))
         return self._archives[path]
+
+    def _on_disconnected(self) -> None:
+        """Operations under way on a dead browser would wait out their deadlines (a wait for a
+        page load wakes on no event): end them now."""
+        for session in list(self._sessions):
+            session.on_browser_gone()
 
     def _forget(self, session: BrowserSession) -> None:
         self._sessions.discard(session)

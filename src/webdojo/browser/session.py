@@ -32,7 +32,7 @@ from webdojo.browser.hung import SLACK_S, action_deadline, cut_off
 from webdojo.browser.netguard import NetGuard
 from webdojo.browser.observe import capture, error_info
 from webdojo.browser.options import SessionOptions
-from webdojo.browser.tabs import TabSet
+from webdojo.browser.tabs import TabSet, expire
 from webdojo.errors import (
     ActionFailed,
     ActionTimeout,
@@ -93,6 +93,7 @@ class BrowserSession:
         self._closed = False
         self._tabs = TabSet(context, options.max_tabs)
         self._guard = Guard(self._tabs, host.is_connected)
+        self._deadlines: set[asyncio.Timeout] = set()  # whole operations (_bounded) under way
         self._executor = Executor(self._tabs, self._guard, options, netguard)
         self._element_ids: frozenset[int] | None = None
         self.replayer: Replayer | None = None  # set when the session replays an archive
@@ -286,6 +287,11 @@ class BrowserSession:
         )
         return self._with_downloads(observation)
 
+    def on_browser_gone(self) -> None:
+        """The browser died: end every operation under way now, with ``BrowserClosed``."""
+        self._tabs.on_browser_gone()
+        expire(self._deadlines)
+
     async def _bounded(
         self,
         what: str,
@@ -296,9 +302,15 @@ class BrowserSession:
         """Run one whole operation under its deadline (hung.py); after a timeout, cut off the
         page if it stopped answering, and say so in the error."""
         try:
-            async with asyncio.timeout(seconds + SLACK_S):
-                return await work
+            async with asyncio.timeout(seconds + SLACK_S) as deadline:
+                self._deadlines.add(deadline)
+                try:
+                    return await work
+                finally:
+                    self._deadlines.discard(deadline)
         except TimeoutError as exc:
+            if not self._host.is_connected():  # its death expired the deadline
+                raise BrowserClosed(f"the browser is gone ({what})") from exc
             message = f"{what} did not finish within {seconds:g} s"
             error: EnvError = timeout_error(message, seconds=seconds)
             cause: BaseException = exc

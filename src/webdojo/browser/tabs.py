@@ -94,11 +94,7 @@ class TabState:
         guard turns the expired deadline into ``PageCrashed``."""
         self.crashed = True
         self.changed.set()
-        now = asyncio.get_running_loop().time()
-        for deadline in list(self.deadlines):
-            if not deadline.expired():
-                with contextlib.suppress(RuntimeError):  # already leaving
-                    deadline.reschedule(now)
+        expire(self.deadlines)
 
     async def wait_until(self, done: Callable[[], bool]) -> None:
         """Wait until ``done()`` holds, re-checked after each event; the caller sets the
@@ -138,6 +134,15 @@ class TabState:
         return await asyncio.shield(self._cdp)
 
 
+def expire(deadlines: set[asyncio.Timeout]) -> None:
+    """End every operation running under these deadlines now (their guards say why)."""
+    now = asyncio.get_running_loop().time()
+    for deadline in list(deadlines):
+        if not deadline.expired():
+            with contextlib.suppress(RuntimeError):  # already leaving
+                deadline.reschedule(now)
+
+
 class TabSet:
     """The ordered tabs of one browser context and the active one."""
 
@@ -169,6 +174,13 @@ class TabSet:
 
     def find(self, page: Page) -> TabState | None:
         return next((t for t in self.tabs if t.page is page), None)
+
+    def on_browser_gone(self) -> None:
+        """The browser died: end every guarded operation on every tab now (no page event
+        wakes a wait on a page whose browser is gone)."""
+        for tab in self.tabs:
+            tab.changed.set()
+            expire(tab.deadlines)
 
     def attach(self, page: Page) -> TabState:
         """Start tracking a page (idempotent)."""
