@@ -230,6 +230,12 @@ def serve(
             "browser is replaced without a launch (about 130 MB per worker)"
         ),
     ] = False,
+    max_download_mb: Annotated[
+        float, typer.Option(help="MB a session's downloads may hold together; past it, refused")
+    ] = 50.0,
+    max_downloads: Annotated[
+        int, typer.Option(help="files a session may download; past it, refused")
+    ] = 20,
 ) -> None:
     """Serve browser sessions over HTTP (OpenAPI at /openapi.json, metrics at /metrics)."""
     from webdojo.server.serve import serve as run_server
@@ -251,6 +257,8 @@ def serve(
             archive=replayed,
             network=_network(allow_host, deny_host, network_policy),
             spare_browser=spare_browser,
+            max_download_mb=max_download_mb,
+            max_downloads=max_downloads,
         )
     except WebdojoError as exc:
         raise _fail(exc) from exc

@@ -81,6 +81,8 @@ def serve(
     archive: str | None = None,
     network: NetworkPolicy | None = None,
     spare_browser: bool = False,
+    max_download_mb: float = 50.0,
+    max_downloads: int = 20,
 ) -> None:
     """Serve until interrupted (Ctrl-C / SIGTERM close every session and the pool).
     ``spare_browser``: each worker keeps a browser launched ahead (``WorkerConfig``)."""
@@ -95,6 +97,8 @@ def serve(
             navigation_timeout_s=navigation_timeout_s,
             archive=archive,  # every session replays it: no request reaches the network
             network=network or NetworkPolicy(),
+            max_download_mb=max_download_mb,  # per session, in its own temp directory
+            max_downloads=max_downloads,
         ),
     )
     pool_options = dict(pool_options or {})
