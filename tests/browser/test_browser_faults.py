@@ -188,22 +188,31 @@ async def test_a_crash_ends_every_pending_operation_on_the_page_at_once(
 
 @pytest.mark.timeout(90)
 async def test_a_dead_browser_ends_every_operation_under_way_at_once(base_url: str) -> None:
-    """A page load that never finishes, and a click whose navigation never finishes, on a
-    browser that is then killed: both raise BrowserClosed at once instead of waiting out their
-    600 s deadlines (nothing wakes a wait for a load on a dead browser; without the fix,
-    pytest's timeout ends the test)."""
+    """Operations under way when the browser is killed: a page load that never finishes, a
+    click on a link to it, and two waits that no page event would ever end (one under a
+    guard, one a whole operation), all under 600 s deadlines. All four raise BrowserClosed at
+    once. Before the fix the click reported success and the two waits ran until pytest's
+    timeout: nothing wakes a wait on a browser that is gone."""
     host = await BrowserHost.launch()
     patient = SessionOptions(action_timeout_s=600, navigation_timeout_s=600)
     try:
         loading, clicking = await host.new_session(patient), await host.new_session(patient)
         await clicking.goto(base_url + "nav.html")
         slow_link = (await ids(clicking))["slow"]
+        never = asyncio.Event()
+
+        async def guarded_wait() -> None:
+            async with clicking._guard("waiting on the page", 600):
+                await never.wait()
+
         operations = [
             asyncio.ensure_future(loading.goto(base_url + "slow")),
             asyncio.ensure_future(clicking.execute(Click(element=slow_link))),
+            asyncio.ensure_future(guarded_wait()),
+            asyncio.ensure_future(loading._bounded("a whole operation", 600, never.wait())),
         ]
         await asyncio.sleep(0.5)
-        assert not any(op.done() for op in operations)  # both wait for the slow page
+        assert not any(op.done() for op in operations)  # each waits for the slow page
         os.kill(host.pid or 0, signal.SIGKILL)
         for operation in operations:
             with pytest.raises(BrowserClosed):

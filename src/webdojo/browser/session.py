@@ -289,7 +289,7 @@ class BrowserSession:
 
     def on_browser_gone(self) -> None:
         """The browser died: end every operation under way now, with ``BrowserClosed``."""
-        self._tabs.on_browser_gone()
+        expire(self._guard.deadlines)
         expire(self._deadlines)
 
     async def _bounded(

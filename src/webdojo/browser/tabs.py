@@ -175,13 +175,6 @@ class TabSet:
     def find(self, page: Page) -> TabState | None:
         return next((t for t in self.tabs if t.page is page), None)
 
-    def on_browser_gone(self) -> None:
-        """The browser died: end every guarded operation on every tab now (no page event
-        wakes a wait on a page whose browser is gone)."""
-        for tab in self.tabs:
-            tab.changed.set()
-            expire(tab.deadlines)
-
     def attach(self, page: Page) -> TabState:
         """Start tracking a page (idempotent)."""
         found = self.find(page)
