@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from isolation_site import IsolationSite, serve_isolation_site
 
+from isolation_site import IsolationSite, serve_isolation_site
 from webdojo.server.child_process import ServerProcess
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
