@@ -12,8 +12,9 @@ worker's warm pool (``Worker.create``, what ``webdojo serve`` does), where a war
 ready: ``reset_warm`` with the start page loaded ahead (the pool preloads the latest start URL:
 a training run's episodes of one task) and ``reset_warm_blank`` with a warm blank page (an
 episode at another URL). Target: a warm reset <= 50 ms p50. Beside them, the floor of a reset
-that pays the page load: a raw page made ahead, ``goto``, and a bare ``Page.captureScreenshot``. Raw and webdojo iterations are interleaved, and their
-order alternates, so that background load hits both alike. Where psutil is installed it also
+that pays the page load: a raw page made ahead, ``goto``, and a bare ``Page.captureScreenshot``.
+Raw and webdojo iterations are interleaved, and their order alternates, so that background
+load hits both alike. Where psutil is installed it also
 reports CPU milliseconds per step of the whole process tree, which a busy machine does not
 distort the way it distorts wall times. Last, it reports what richer observations add to an
 in-page step (against a screenshot-only step in the same interleaved loop): the

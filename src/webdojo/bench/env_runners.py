@@ -173,9 +173,10 @@ async def pool_resets(
     warmup: int = 2,
 ) -> dict[str, list[float]]:
     """Milliseconds per reset through a warm pool, for each of ``kinds`` (name: preload), of
-    a raw Playwright reset ("raw") and of the floor (``FloorRunner``, "floor"), taking turns. A pool reset is timed once its worker has
-    a warm context ready (the refill is not timed, nor is closing the last episode, as for
-    the cold reset)."""
+    a raw Playwright reset ("raw") and of the floor (``FloorRunner``, "floor"), taking turns.
+    A pool reset is timed once its worker has a warm context ready, and its refill ends
+    before the next runner is timed (a refill is not timed, nor is closing the last episode,
+    as for the cold reset)."""
     runners = {name: PoolRunner(options, preload, config) for name, preload in kinds.items()}
     samples: dict[str, list[float]] = {name: [] for name in ("raw", "floor", *runners)}
     raw, floor = RawRunner(host.browser, options), FloorRunner(host.browser, options)

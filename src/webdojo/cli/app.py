@@ -226,8 +226,8 @@ def serve(
     spare_browser: Annotated[
         bool,
         typer.Option(
-            help="each worker keeps a second browser launched ahead: a dead or recycled "
-            "browser is replaced without a launch (about 130 MB per worker)"
+            help="each worker (--workers N or --ray) keeps a second browser launched ahead: "
+            "a dead or recycled browser is replaced without a launch (about 130 MB per worker)"
         ),
     ] = False,
     max_download_mb: Annotated[
