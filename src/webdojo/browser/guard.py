@@ -53,12 +53,14 @@ def is_navigation_race(exc: BaseException) -> bool:
 class Guard:
     """Runs session operations under a deadline and translates their errors."""
 
-    def __init__(self, tabs: TabSet, browser_alive: Callable[[], bool]) -> None:
+    def __init__(
+        self, tabs: TabSet, browser_alive: Callable[[], bool], deadlines: set[asyncio.Timeout]
+    ) -> None:
         self._tabs = tabs
         self._browser_alive = browser_alive
-        # Every guarded operation under way, whatever its page: a dead browser ends them all
-        # (its pages may have left the tab set by then: Playwright closes them first).
-        self.deadlines: set[asyncio.Timeout] = set()
+        # The session's operations under way, whatever their page: a dead browser ends them
+        # all (its pages may have left the tab set by then: Playwright closes them first).
+        self._deadlines = deadlines
 
     def crashed(self) -> bool:
         return self._tabs.has_current() and self._tabs.current.crashed
@@ -77,13 +79,13 @@ class Guard:
         tab = None if page is None else self._tabs.find(page)
         try:
             async with asyncio.timeout(seconds) as deadline:
-                self.deadlines.add(deadline)
+                self._deadlines.add(deadline)
                 if tab is not None:
                     tab.deadlines.add(deadline)
                 try:
                     yield
                 finally:
-                    self.deadlines.discard(deadline)
+                    self._deadlines.discard(deadline)
                     if tab is not None:
                         tab.deadlines.discard(deadline)
         except WebdojoError:

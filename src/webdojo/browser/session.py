@@ -92,8 +92,9 @@ class BrowserSession:
         self._context = context
         self._closed = False
         self._tabs = TabSet(context, options.max_tabs)
-        self._guard = Guard(self._tabs, host.is_connected)
-        self._deadlines: set[asyncio.Timeout] = set()  # whole operations (_bounded) under way
+        # every operation under way: whole ones (_bounded) and the guarded calls within them
+        self._deadlines: set[asyncio.Timeout] = set()
+        self._guard = Guard(self._tabs, host.is_connected, self._deadlines)
         self._executor = Executor(self._tabs, self._guard, options, netguard)
         self._element_ids: frozenset[int] | None = None
         self.replayer: Replayer | None = None  # set when the session replays an archive
@@ -289,7 +290,6 @@ class BrowserSession:
 
     def on_browser_gone(self) -> None:
         """The browser died: end every operation under way now, with ``BrowserClosed``."""
-        expire(self._guard.deadlines)
         expire(self._deadlines)
 
     async def _bounded(
