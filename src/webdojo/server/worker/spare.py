@@ -51,16 +51,12 @@ class SpareBrowser:
             host = await BrowserHost.launch(self._config)
         else:
             self.taken += 1
-        self.prepare(DELAY_S)
+        if self.enabled:  # the next spare, in the background
+            self._next = asyncio.get_running_loop().create_task(self._launch())
         return host
 
-    def prepare(self, delay_s: float = 0.0) -> None:
-        """Start launching a spare in the background (unless disabled or one is under way)."""
-        if self.enabled and self._next is None:
-            self._next = asyncio.get_running_loop().create_task(self._launch(delay_s))
-
-    async def _launch(self, delay_s: float) -> BrowserHost:
-        await asyncio.sleep(delay_s)
+    async def _launch(self) -> BrowserHost:
+        await asyncio.sleep(DELAY_S)
         self._launching = True  # from here on it is awaited, not cancelled: a launch cut
         return await BrowserHost.launch(self._config)  # short would leave its driver behind
 
