@@ -143,9 +143,13 @@ def browsers(server_pid: int) -> list[psutil.Process]:
     found = []
     for proc in tree(server_pid):
         with _gone_ok():
-            if "chrom" in proc.name() and _flag(proc, "--type=") is None:
+            if _is_browser(proc):
                 found.append(proc)
     return sorted(found, key=lambda p: p.pid)
+
+
+def _is_browser(proc: psutil.Process) -> bool:
+    return "chrom" in proc.name() and _flag(proc, "--type=") is None
 
 
 def browser_of(proc: psutil.Process) -> psutil.Process | None:
@@ -153,7 +157,7 @@ def browser_of(proc: psutil.Process) -> psutil.Process | None:
     with contextlib.suppress(psutil.Error):
         for each in proc.parents():
             with _gone_ok():
-                if "chrom" in each.name() and _flag(each, "--type=") is None:
+                if _is_browser(each):
                     return each
     return None
 
