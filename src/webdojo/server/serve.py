@@ -12,6 +12,7 @@ installed (``asgi.fast_io``): they take about a millisecond of CPU off every req
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 import secrets
 from typing import Any
@@ -103,7 +104,8 @@ def serve(
     )
     pool_options = dict(pool_options or {})
     if spare_browser and workers > 0:  # the in-process pool (0) has no worker to configure
-        pool_options.setdefault("worker", WorkerConfig(spare_browser=True))
+        worker = pool_options.get("worker") or WorkerConfig()
+        pool_options["worker"] = dataclasses.replace(worker, spare_browser=True)
     pool = build_pool(workers, ray_address, **pool_options)
     app = create_app(pool, task_set, settings)
     sock = bind_tcp(host, port)
