@@ -70,6 +70,23 @@ RUN_HELP = {
     "network_policy": "on: block private addresses and local schemes (default); off: trusted sites only",
     "wiki": "serve this ZIM file (an offline Wikipedia) and start every task at its search page; tasks may be in any QA format `webdojo tasks import` reads",
 }
+SERVE_HELP = {
+    "host": "address to bind; non-loopback needs --token",
+    "port": "port; 0 picks a free one (printed)",
+    "workers": "worker processes, one Chromium each; 0 = in this process",
+    "max_sessions": "past this, create answers 429 + Retry-After",
+    "token": "bearer token required on every route but health",
+    "ray": "put workers in Ray actors: auto or HOST:PORT",
+    "tasks": "task set that sessions can be created from by id",
+    "idle_ttl": "seconds before an idle session is reaped",
+    "action_timeout": "deadline of one action, seconds",
+    "navigation_timeout": "deadline of a page load, seconds",
+    "log_level": "uvicorn log level",
+    "spare_browser": "each worker (--workers N or --ray) keeps a second browser launched ahead: "
+    "a dead or recycled browser is replaced without a launch (about 130 MB per worker)",
+    "max_download_mb": "MB a session's downloads may hold together; past it, refused",
+    "max_downloads": "files a session may download; past it, refused",
+}
 
 
 @app.command()
@@ -192,50 +209,26 @@ def doctor(
 
 @app.command()
 def serve(
-    host: Annotated[
-        str, typer.Option(help="address to bind; non-loopback needs --token")
-    ] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="port; 0 picks a free one (printed)")] = 8700,
-    workers: Annotated[
-        int, typer.Option(help="worker processes, one Chromium each; 0 = in this process")
-    ] = 0,
-    max_sessions: Annotated[
-        int, typer.Option(help="past this, create answers 429 + Retry-After")
-    ] = 64,
-    token: Annotated[
-        str | None, typer.Option(help="bearer token required on every route but health")
-    ] = None,
-    ray: Annotated[
-        str | None, typer.Option(help="put workers in Ray actors: auto or HOST:PORT")
-    ] = None,
-    tasks: Annotated[
-        str, typer.Option(help="task set that sessions can be created from by id")
-    ] = "builtin",
-    idle_ttl: Annotated[
-        float, typer.Option(help="seconds before an idle session is reaped")
-    ] = 300.0,
-    action_timeout: Annotated[float, typer.Option(help="deadline of one action, seconds")] = 10.0,
+    host: Annotated[str, typer.Option(help=SERVE_HELP["host"])] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help=SERVE_HELP["port"])] = 8700,
+    workers: Annotated[int, typer.Option(help=SERVE_HELP["workers"])] = 0,
+    max_sessions: Annotated[int, typer.Option(help=SERVE_HELP["max_sessions"])] = 64,
+    token: Annotated[str | None, typer.Option(help=SERVE_HELP["token"])] = None,
+    ray: Annotated[str | None, typer.Option(help=SERVE_HELP["ray"])] = None,
+    tasks: Annotated[str, typer.Option(help=SERVE_HELP["tasks"])] = "builtin",
+    idle_ttl: Annotated[float, typer.Option(help=SERVE_HELP["idle_ttl"])] = 300.0,
+    action_timeout: Annotated[float, typer.Option(help=SERVE_HELP["action_timeout"])] = 10.0,
     navigation_timeout: Annotated[
-        float, typer.Option(help="deadline of a page load, seconds")
+        float, typer.Option(help=SERVE_HELP["navigation_timeout"])
     ] = 15.0,
-    log_level: Annotated[str, typer.Option(help="uvicorn log level")] = "warning",
+    log_level: Annotated[str, typer.Option(help=SERVE_HELP["log_level"])] = "warning",
     archive: Annotated[Path | None, typer.Option(help=RUN_HELP["archive"])] = None,
     allow_host: Annotated[list[str] | None, typer.Option(help=RUN_HELP["allow_host"])] = None,
     deny_host: Annotated[list[str] | None, typer.Option(help=RUN_HELP["deny_host"])] = None,
     network_policy: Annotated[str, typer.Option(help=RUN_HELP["network_policy"])] = "on",
-    spare_browser: Annotated[
-        bool,
-        typer.Option(
-            help="each worker (--workers N or --ray) keeps a second browser launched ahead: "
-            "a dead or recycled browser is replaced without a launch (about 130 MB per worker)"
-        ),
-    ] = False,
-    max_download_mb: Annotated[
-        float, typer.Option(help="MB a session's downloads may hold together; past it, refused")
-    ] = 50.0,
-    max_downloads: Annotated[
-        int, typer.Option(help="files a session may download; past it, refused")
-    ] = 20,
+    spare_browser: Annotated[bool, typer.Option(help=SERVE_HELP["spare_browser"])] = False,
+    max_download_mb: Annotated[float, typer.Option(help=SERVE_HELP["max_download_mb"])] = 50.0,
+    max_downloads: Annotated[int, typer.Option(help=SERVE_HELP["max_downloads"])] = 20,
 ) -> None:
     """Serve browser sessions over HTTP (OpenAPI at /openapi.json, metrics at /metrics)."""
     from webdojo.server.serve import serve as run_server
