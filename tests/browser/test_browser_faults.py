@@ -158,6 +158,8 @@ async def test_dead_browser_raises_browser_closed(base_url: str) -> None:
         await session.aclose()  # never raises for a dead browser
     finally:
         await host.aclose()
+    # The driver removes a dead browser's profile only if it sees the exit before it stops.
+    assert host.profile is not None and not host.profile.exists()
 
 
 @pytest.mark.timeout(60)

@@ -12,11 +12,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
 import signal
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+import psutil
 from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
@@ -27,6 +29,7 @@ from webdojo.browser.guard import first_line
 from webdojo.browser.netguard import NetGuard
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.session import SETUP_TIMEOUT_S, BrowserSession
+from webdojo.browser.stale_dirs import pid_alive
 from webdojo.errors import BrowserClosed, ChromiumNotFound, InfraError
 
 if TYPE_CHECKING:
@@ -34,6 +37,8 @@ if TYPE_CHECKING:
 
 
 CLOSE_TIMEOUT_S = 10.0  # closing the browser, then stopping the driver (each)
+PROFILE_PREFIX = "playwright_chromiumdev_profile-"  # the driver's temporary profiles
+CLEANUP_WAIT_S = 2.0  # for the driver to remove a dead browser's temporary directories
 
 
 class BrowserHost:
@@ -47,6 +52,7 @@ class BrowserHost:
         self.executable = executable
         self.version: str = browser.version
         self.pid = pid  # Chromium's main process; None if the browser did not say
+        self.profile = _profile_dir(pid)  # the temporary profile the driver made for it
         # Held until closed (each session forgets itself then): a session dropped unclosed
         # still has a context in the browser and its policy proxy's socket, which aclose ends.
         self._sessions: set[BrowserSession] = set()
@@ -186,21 +192,26 @@ class BrowserHost:
         await self._end_browser()
         with contextlib.suppress(PlaywrightError, TimeoutError):
             await asyncio.wait_for(self._playwright.stop(), CLOSE_TIMEOUT_S)
+        self._remove_profile()
         await self.downloads.aclose()
 
     async def _end_browser(self) -> None:
-        """A browser that did not close in time (a busy machine) is killed, and the driver
-        given a moment to see it exit: the driver removes the browser's profile directory
-        then, which it never does once stopped (the soak found them left in TMPDIR)."""
-        if not self._browser.is_connected() or self.pid is None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(self.pid, signal.SIGKILL)
-        for _ in range(100):
-            if not self._browser.is_connected():
-                break
+        """Make sure the browser is gone and its temporary directories with it. The driver
+        removes them when it sees the browser exit, and never once stopped: a browser killed
+        just before ``aclose`` left its profile in TMPDIR (the test suite found them)."""
+        if self._browser.is_connected() and self.pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)  # it did not close in time (a busy machine)
+        for _ in range(int(CLEANUP_WAIT_S / 0.05)):
+            if not self._browser.is_connected() and not _exists(self.profile):
+                return
             await asyncio.sleep(0.05)
-        await asyncio.sleep(0.2)  # the driver's cleanup follows the disconnect
+
+    def _remove_profile(self) -> None:
+        """Remove what the driver left of the profile of a browser that is gone."""
+        profile = self.profile
+        if profile is not None and profile.exists() and not (self.pid and pid_alive(self.pid)):
+            shutil.rmtree(profile, ignore_errors=True)
 
     async def __aenter__(self) -> BrowserHost:
         return self
@@ -228,3 +239,20 @@ async def _browser_pid(browser: Browser) -> int | None:
     except (PlaywrightError, TimeoutError):
         return None
     return next((p["id"] for p in info.get("processInfo", []) if p.get("type") == "browser"), None)
+
+
+def _profile_dir(pid: int | None) -> Path | None:
+    """The temporary profile the driver made for Chromium (None if unknown, or if it was
+    given a profile of the user's own, which is never removed)."""
+    if pid is None:
+        return None
+    with contextlib.suppress(psutil.Error):
+        for arg in psutil.Process(pid).cmdline():
+            path = Path(arg.removeprefix("--user-data-dir="))
+            if arg.startswith("--user-data-dir=") and path.name.startswith(PROFILE_PREFIX):
+                return path
+    return None
+
+
+def _exists(path: Path | None) -> bool:
+    return path is not None and path.exists()
