@@ -93,7 +93,7 @@ def test_admission_counts_live_and_pending_sessions() -> None:
 
 
 def test_ended_sessions_are_remembered_for_precise_errors() -> None:
-    registry = Registry(max_sessions=10, idle_ttl_s=60, tombstones=2)
+    registry = Registry(max_sessions=10, idle_ttl_s=60)
     for name in ("a", "b", "c"):
         registry.add(_record(name))
     registry.end("a", SessionState.CLOSED)
@@ -102,11 +102,13 @@ def test_ended_sessions_are_remembered_for_precise_errors() -> None:
         registry.get("a")
     with pytest.raises(SessionExpired):
         registry.get("b")
-    registry.end("c", SessionState.CLOSED)  # pushes the oldest tombstone out
-    with pytest.raises(UnknownSession):
-        registry.get("a")
     with pytest.raises(UnknownSession):
         registry.get("never")
+    forgetful = Registry(max_sessions=10, idle_ttl_s=60, tombstones=0)  # (test_tombstones.py)
+    forgetful.add(_record("c"))
+    forgetful.end("c", SessionState.CLOSED)
+    with pytest.raises(UnknownSession):
+        forgetful.get("c")
 
 
 async def test_leases_expire_only_when_idle() -> None:

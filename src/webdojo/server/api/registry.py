@@ -13,8 +13,8 @@ OPEN and DONE sessions are live: they count against ``max_sessions`` and hold a 
 context. A DONE session still answers observe and final_state, never step. LOST sessions
 answer ``session_lost`` until the client closes them (their context is already gone, so they
 do not count). CLOSED and EXPIRED sessions are forgotten, but their ids are remembered for a
-while (``tombstones``) so that a late request gets ``session_closed`` / ``session_expired``
-rather than an ambiguous ``unknown_session``.
+while (``tombstones.py``, in a block of memory of fixed size) so that a late request gets
+``session_closed`` / ``session_expired`` rather than an ambiguous ``unknown_session``.
 
 Step indices make a retried step safe: the index must be the next one expected; re-sending the
 previous index returns the cached response without acting again (the retry of a request whose
@@ -26,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -41,11 +40,9 @@ from webdojo.errors import (
 )
 from webdojo.observation import FinalState, ObservationOptions
 from webdojo.server.api.protocol import StepResponse
+from webdojo.server.api.tombstones import CAPACITY as TOMBSTONES
+from webdojo.server.api.tombstones import Tombstones
 from webdojo.tasks.schema import Task
-
-# Ids of ended sessions remembered for precise errors: about 170 B each, so at most 1.7 MB
-# (a bound a week-long run reaches in hours, not a growth: the soak measures growth per hour).
-TOMBSTONES = 10_000
 
 
 class SessionState(StrEnum):
@@ -126,8 +123,7 @@ class Registry:
         self.idle_ttl_s = idle_ttl_s
         self._clock = clock
         self._sessions: dict[str, SessionRecord] = {}
-        self._ended: OrderedDict[str, SessionState] = OrderedDict()
-        self._max_tombstones = tombstones
+        self._ended = Tombstones((SessionState.CLOSED, SessionState.EXPIRED), tombstones)
         self._pending = 0  # creations admitted but not finished
 
     # --- admission ------------------------------------------------------------------------
@@ -191,9 +187,7 @@ class Registry:
         record = self._sessions.pop(session_id, None)
         if record is not None:
             record.state = state
-            self._ended[session_id] = state
-            while len(self._ended) > self._max_tombstones:
-                self._ended.popitem(last=False)
+            self._ended.add(session_id, state)
         return record
 
     def idle(self) -> list[str]:

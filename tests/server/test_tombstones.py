@@ -1,0 +1,96 @@
+"""The ring of ended session ids: what it remembers, what it forgets, and that it does not grow."""
+
+from __future__ import annotations
+
+import tracemalloc
+import uuid
+
+import pytest
+
+from webdojo.server.api import tombstones
+from webdojo.server.api.tombstones import Tombstones
+
+
+def _one_bucket(monkeypatch: pytest.MonkeyPatch, digests: dict[str, bytes] | None = None) -> None:
+    """Send every id to bucket 0, so that the test sees one ring of capacity / BUCKETS."""
+
+    def fake(sid: str) -> bytes:
+        if digests and sid in digests:
+            return digests[sid]
+        return b"\x00" + sid.encode().ljust(tombstones.DIGEST - 1, b".")
+
+    monkeypatch.setattr(tombstones, "digest", fake)
+
+
+def test_remembers_how_each_session_ended_and_forgets_the_oldest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _one_bucket(monkeypatch)
+    ring = Tombstones(("closed", "expired"), capacity=3 * tombstones.BUCKETS)
+    for name, kind in (("a", "closed"), ("b", "expired"), ("c", "closed")):
+        ring.add(name, kind)
+    assert [ring.get(n) for n in "abc"] == ["closed", "expired", "closed"]
+    assert ring.get("never") is None
+    ring.add("d", "expired")  # written over "a"
+    assert ring.get("a") is None
+    assert [ring.get(n) for n in "bcd"] == ["expired", "closed", "expired"]
+    assert len(ring) == 3
+
+
+def test_a_digest_found_across_two_slots_is_not_a_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two stored digests whose joint bytes hold a third one at an unaligned offset.
+    x, y = bytes.fromhex("0011111100222222"), bytes.fromhex("0033333333333333")
+    z = bytes.fromhex("0022222200333333")
+    assert z in x + y
+    _one_bucket(monkeypatch, {"x": x, "y": y, "z": z})
+    ring = Tombstones(("closed",), capacity=4 * tombstones.BUCKETS)
+    ring.add("x", "closed")
+    ring.add("y", "closed")
+    assert ring.get("z") is None
+    ring.add("z", "closed")
+    assert ring.get("z") == "closed"
+
+
+def test_an_empty_slot_is_not_a_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    _one_bucket(monkeypatch, {"zeros": bytes(tombstones.DIGEST)})
+    ring = Tombstones(("closed",), capacity=4 * tombstones.BUCKETS)
+    assert ring.get("zeros") is None
+
+
+def test_real_ids_spread_over_the_buckets_and_the_newest_are_kept() -> None:
+    ring = Tombstones(("closed",), capacity=16 * tombstones.BUCKETS)
+    ids = [uuid.uuid4().hex for _ in range(20 * tombstones.BUCKETS)]
+    for sid in ids:
+        ring.add(sid, "closed")
+    assert len(ring) > 15 * tombstones.BUCKETS  # buckets fill about evenly
+    assert all(ring.get(sid) == "closed" for sid in ids[-4 * tombstones.BUCKETS :])
+    assert sum(ring.get(sid) is None for sid in ids[: 2 * tombstones.BUCKETS]) > tombstones.BUCKETS
+
+
+def test_capacity_zero_remembers_nothing() -> None:
+    ring = Tombstones(("closed",), capacity=0)
+    ring.add("a", "closed")
+    assert ring.get("a") is None and len(ring) == 0
+
+
+def test_an_unknown_kind_is_refused() -> None:
+    ring = Tombstones(("closed",), capacity=2)
+    with pytest.raises(ValueError):
+        ring.add("a", "lost")
+
+
+def test_ending_many_sessions_allocates_nothing_that_stays() -> None:
+    """The old dict cost about 200 B per ended id until full; the ring costs nothing more."""
+    ring = Tombstones(("closed", "expired"), capacity=1_000)
+    ids = [uuid.uuid4().hex for _ in range(5_000)]
+    tracemalloc.start()
+    try:
+        before = tracemalloc.take_snapshot()
+        for i, sid in enumerate(ids):
+            ring.add(sid, "closed" if i % 2 else "expired")
+        after = tracemalloc.take_snapshot()
+    finally:
+        tracemalloc.stop()
+    grown = sum(s.size_diff for s in after.compare_to(before, "filename"))
+    assert grown < 2_000, grown
+    assert ring.get(ids[-1]) == "closed" and ring.get(ids[0]) is None
