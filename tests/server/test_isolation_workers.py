@@ -58,7 +58,7 @@ async def two_workers() -> AsyncIterator[LocalPool]:
 
 
 def worker_tmp(pid: int) -> Path:
-    """A worker's own TMPDIR (each worker process has one: server/pool/scratch.py)."""
+    """A worker's own TMPDIR (each worker process has one: server/worker/scratch.py)."""
     return Path(psutil.Process(pid).environ().get("TMPDIR", tempfile.gettempdir()))
 
 

@@ -10,10 +10,12 @@ on loopback only"). If Ray cannot start here, the fixture fails with Ray's own e
 from __future__ import annotations
 
 import os
+import tempfile
 
 os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"  # must be set before Ray is imported
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import psutil
@@ -106,9 +108,12 @@ async def test_sessions_spread_over_nodes_and_a_killed_actor_comes_back(
         # Kill one actor: its sessions are lost, the other node's keep working.
         doomed, spared = by_worker["ray-0"], by_worker["ray-1"]
         restarts = pool.stats().restarts
-        actor_pid = (await pool.worker_stats())["ray-0"]["pid"]
-        browser = psutil.Process(actor_pid).children(recursive=True)  # driver + Chromium
+        actors = await pool.worker_stats()
+        browser = psutil.Process(actors["ray-0"]["pid"]).children(recursive=True)  # + Chromium
         assert browser
+        tmpdirs = [Path(actors[name]["tmpdir"]) for name in ("ray-0", "ray-1")]
+        assert all(path.is_dir() for path in tmpdirs)  # each actor has its own TMPDIR
+        assert any(tmpdirs[0].glob("playwright_chromiumdev_profile-*"))  # the browser's profile
         ray.kill(ray.get_actor(pool.actor_names()["ray-0"]))
         with pytest.raises(SessionLost) as lost:
             await pool.step(doomed[0], Click(x=5, y=5), SHOT)
@@ -127,6 +132,9 @@ async def test_sessions_spread_over_nodes_and_a_killed_actor_comes_back(
         )
         assert len(set(pool.nodes().values())) == 2
         await wait_until(lambda: not any(map(_running, browser)), "its Chromium exits too")
+        # The replacement swept the killed actor's TMPDIR and the profile in it.
+        await wait_until(lambda: not tmpdirs[0].exists(), "the killed actor's TMPDIR goes")
+        tmpdirs.append(Path((await pool.worker_stats())["ray-0"]["tmpdir"]))
         session_id, worker, obs = await pool.create(site.page(), FAST, SHOT)
         assert worker == "ray-0"  # the replacement has the fewest sessions
         assert (await pool.step(session_id, Click(x=5, y=5), SHOT)).last_error is None
@@ -142,11 +150,15 @@ async def test_sessions_spread_over_nodes_and_a_killed_actor_comes_back(
     for name in names:  # the actors are gone with the pool
         with pytest.raises(ValueError):
             ray.get_actor(name)
+    assert [path for path in tmpdirs if path.exists()] == []  # each removed at shutdown
 
 
 def test_serve_with_ray_runs_sessions_on_the_cluster(cluster: str, site: Site) -> None:
-    """``serve --ray ADDRESS`` as a real process: a second Ray driver joins the cluster."""
-    args = ["--ray", cluster, "--workers", "2", "--navigation-timeout", "10"]
+    """``serve --ray ADDRESS`` as a real process: a second Ray driver joins the cluster. On
+    SIGTERM it shuts down in order (``ray.init`` would make SIGTERM exit at once), so its
+    actors remove their TMPDIRs."""
+    args = ["--ray", cluster, "--workers", "2", "--navigation-timeout", "10", "--log-level", "info"]
+    before = set(Path(tempfile.gettempdir()).glob("webdojo-worker-*-ray-*"))
     with (
         ServerProcess(args, start_timeout_s=PATIENT_S) as server,
         httpx.Client(base_url=server.url, timeout=60) as client,
@@ -166,3 +178,5 @@ def test_serve_with_ray_runs_sessions_on_the_cluster(cluster: str, site: Site) -
         assert step.status_code == 200, step.text
         assert step.json()["observation"]["last_error"] is None
         assert client.delete(f"/v1/sessions/{session}").status_code == 204
+    assert "Application shutdown complete" in server.log(), server.log()[-3000:]
+    assert set(Path(tempfile.gettempdir()).glob("webdojo-worker-*-ray-*")) <= before

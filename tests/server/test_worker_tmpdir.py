@@ -14,10 +14,11 @@ import pytest
 from _pool_fixtures import FAST, wait_until
 
 from webdojo.bench import soak_faults
+from webdojo.browser import stale_dirs
 from webdojo.observation import ObservationOptions
 from webdojo.server.child_process import ServerProcess
-from webdojo.server.pool import scratch
 from webdojo.server.pool.local import LocalPool, LocalPoolConfig
+from webdojo.server.worker import scratch
 from webdojo.server.worker.core import WorkerConfig
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(240)]
@@ -84,3 +85,17 @@ async def test_killed_server_workers_dirs_are_swept_by_the_next(tmp_path: Path) 
         await wait_until(lambda: not old.exists(), "the killed server's worker dir swept")
         assert len(worker_dirs(tmp_path)) == 1
     assert worker_dirs(tmp_path) == []
+
+
+def test_a_process_adopts_a_tmpdir_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a Ray actor does before its browser starts (Ray gives it the node's TMPDIR)."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    own = scratch.adopt("ray-3")
+    assert own.parent == tmp_path and own.is_dir()
+    assert os.environ["TMPDIR"] == str(own) and tempfile.gettempdir() == str(own)
+    assert scratch.slot_of(own) == "ray-3"
+    assert stale_dirs.owner_pid(own, scratch.PREFIX) == os.getpid()
+    assert own not in scratch.stale(tmp_path)  # its owner, this process, is alive

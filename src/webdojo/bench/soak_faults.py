@@ -29,7 +29,7 @@ import psutil
 
 from webdojo.errors import ConfigError
 from webdojo.local_http import LoopbackHTTPServer
-from webdojo.server.pool import scratch
+from webdojo.server.worker import scratch
 
 
 class FaultKind(StrEnum):

@@ -4,7 +4,7 @@ step number, and measures how long the environment takes to serve again.
 Recovery, by kind:
 
 * tab crash (SIGKILL of one renderer): the worker hit is the one whose scratch directory the
-  renderer ran in (``webdojo.server.pool.scratch``). The crash hit a session if one of that
+  renderer ran in (``webdojo.server.worker.scratch``). The crash hit a session if one of that
   worker's sessions answered with a fault (``page_crashed``) after it; the soak knows this
   once every session open on that worker at the crash has answered again (or
   ``ATTRIBUTE_S`` passed). A crash that hit a session has recovered at the worker's first

@@ -2,7 +2,7 @@
 the sweep that removes those whose owner is gone (killed before it could clean up).
 
 Shared by the download roots (``webdojo.browser.downloads``, owned by a browser host's
-process) and the worker scratch directories (``webdojo.server.pool.scratch``, owned by the
+process) and the worker scratch directories (``webdojo.server.worker.scratch``, owned by the
 server process that started the worker)."""
 
 from __future__ import annotations

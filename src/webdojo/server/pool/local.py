@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from webdojo.background import Background
-from webdojo.server.pool import scratch
 from webdojo.server.pool.managed import ManagedPool, ManagedPoolConfig, Slot
+from webdojo.server.worker import scratch
 from webdojo.server.worker.process import WorkerProcess
 
 

@@ -28,6 +28,8 @@ from __future__ import annotations
 import dataclasses
 import ipaddress
 import logging
+import signal
+import threading
 import uuid
 from collections import Counter
 from dataclasses import dataclass
@@ -107,6 +109,10 @@ class RayPool(ManagedPool[RayWorker]):
         options: dict[str, Any] = {"_node_ip_address": self.config.driver_ip()}
         if address is None:  # a private instance: nothing of it listens beyond loopback
             options["include_dashboard"] = False
+        # ray.init makes SIGTERM exit at once (``sys.exit`` in its handler): ``serve --ray``
+        # would skip its orderly shutdown (sessions closed, actors stopped, their browsers and
+        # TMPDIRs removed) and die with exit status 15. Keep the handler that was there.
+        on_sigterm = signal.getsignal(signal.SIGTERM)
         try:
             ray.init(
                 address=address,
@@ -117,6 +123,9 @@ class RayPool(ManagedPool[RayWorker]):
         except (ConnectionError, ValueError, RuntimeError) as exc:
             hint = "start one with `ray start --head --node-ip-address 127.0.0.1`"
             raise ConfigError(f"cannot connect to Ray at {address!r} ({hint}): {exc}") from exc
+        finally:
+            if on_sigterm is not None and threading.current_thread() is threading.main_thread():
+                signal.signal(signal.SIGTERM, on_sigterm)
         self._owns_ray = True
 
     async def aclose(self) -> None:
@@ -133,6 +142,7 @@ class RayPool(ManagedPool[RayWorker]):
             f"{self.name}-{slot.index}.{generation}",
             self.config.worker,
             self.config.start_timeout_s,
+            slot.name,
             num_cpus=self.config.num_cpus,
             scheduling_strategy=self.config.scheduling_strategy,
             max_restarts=0,

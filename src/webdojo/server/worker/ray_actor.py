@@ -23,29 +23,44 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+from pathlib import Path
 from typing import Any
 
 import ray
 from ray.exceptions import RayActorError, RayError, RayTaskError
 
 from webdojo.actions import Action
+from webdojo.background import Background
 from webdojo.browser.options import SessionOptions
 from webdojo.errors import InfraError, InternalError, WebdojoError
 from webdojo.observation import FinalState, Observation, ObservationOptions
+from webdojo.server.worker import scratch
 from webdojo.server.worker.config import WorkerConfig
 from webdojo.server.worker.core import Worker
 from webdojo.server.worker.handle import WorkerGone, WorkerHandle, WorkerTimeout
+
+# How long shutdown waits for a dead actor's leftover browser before killing it, and for the
+# sweep: both within the 15 s the pool gives ``shutdown``.
+SHUTDOWN_GRACE_S = 5.0
 
 
 class WorkerActor:
     """The remote class: one ``Worker`` (one Chromium) per actor."""
 
-    def __init__(self, config: WorkerConfig) -> None:
+    def __init__(self, config: WorkerConfig, slot: str = "ray") -> None:
         # __init__ of an actor cannot await: the browser is launched by ``start``
         self._worker = Worker(config)
+        self._slot = slot
+        self._tmp: Path | None = None
+        self._cleanups = Background()
 
     async def start(self) -> dict[str, Any]:
-        """Launch the browser; returns where the actor runs (node id and address, pid)."""
+        """Launch the browser in a ``TMPDIR`` of the actor's own (``scratch.py``), after
+        sweeping those of actors killed on this node; returns where the actor runs (node id
+        and address, pid, its ``TMPDIR``)."""
+        for path in scratch.stale():
+            self._cleanups.spawn(scratch.remove_when_unused(path), quiet=True)
+        self._tmp = scratch.adopt(self._slot)
         await self._worker.start()
         return self._where()
 
@@ -54,6 +69,7 @@ class WorkerActor:
             "node_id": ray.get_runtime_context().get_node_id(),
             "node_ip": ray.util.get_node_ip_address(),
             "pid": os.getpid(),
+            "tmpdir": str(self._tmp),
         }
 
     async def create(
@@ -80,8 +96,12 @@ class WorkerActor:
         return {**self._worker.stats(), **self._where()}
 
     async def shutdown(self) -> None:
-        """Close every session and the browser; the pool then kills the actor."""
+        """Close every session and the browser, then remove the actor's ``TMPDIR`` and finish
+        the sweep; the pool then kills the actor."""
         await self._worker.aclose()
+        if self._tmp is not None:
+            await scratch.remove_when_unused(self._tmp, grace_s=SHUTDOWN_GRACE_S)
+        await self._cleanups.wait(SHUTDOWN_GRACE_S)
 
 
 class RayWorker(WorkerHandle):
@@ -95,11 +115,17 @@ class RayWorker(WorkerHandle):
 
     @classmethod
     async def spawn(
-        cls, actor_class: Any, name: str, config: WorkerConfig, timeout_s: float, **options: Any
+        cls,
+        actor_class: Any,
+        name: str,
+        config: WorkerConfig,
+        timeout_s: float,
+        slot: str = "ray",
+        **options: Any,
     ) -> RayWorker:
-        """``actor_class`` is ``ray.remote(WorkerActor)``; ``options`` go to its ``.options``
-        (num_cpus, scheduling_strategy...)."""
-        actor = actor_class.options(name=name, **options).remote(config)
+        """``actor_class`` is ``ray.remote(WorkerActor)``; ``slot`` names the worker (``ray-0``)
+        in its ``TMPDIR``; ``options`` go to its ``.options`` (num_cpus, scheduling_strategy...)."""
+        actor = actor_class.options(name=name, **options).remote(config, slot)
         try:
             async with asyncio.timeout(timeout_s):
                 where = await actor.start.remote()

@@ -1,14 +1,20 @@
-"""Each local worker's own temporary directory (its ``TMPDIR``), removed with the worker.
+"""Each worker's own temporary directory (its ``TMPDIR``), removed with the worker.
 
 Chromium's profile, Playwright's artifacts and the worker's downloads all go to ``TMPDIR``.
 A worker that exits in order removes its own; one that is SIGKILLed cannot, and its Playwright
 driver and Chromium, which notice the death only when their pipes close, can still write
-there for a few seconds. So the server gives each worker a directory of its own
-(``webdojo-worker-<server pid>-<slot>-<random>`` in the server's temp root) and removes it
-once nothing runs there any more: no live process started with it as ``TMPDIR`` (the worker,
-its driver, its Chromium and renderers all inherit it). Stragglers past ``GRACE_S`` are
-killed first. A server that was killed leaves its workers' directories to the next server
-started on the same temp root, which sweeps those of dead servers the same way.
+there for a few seconds. So each worker gets a directory of its own, removed once nothing runs
+there any more: no live process started with it as ``TMPDIR`` (the driver, Chromium and its
+renderers all inherit it). Stragglers past ``GRACE_S`` are killed first.
+
+* A local worker process: the server makes the directory (``webdojo-worker-<server pid>-
+  <slot>-<random>`` in its temp root), starts the worker with it as ``TMPDIR`` and removes it
+  when the worker has exited. A killed server leaves them to the next server started on the
+  same temp root, which sweeps those of dead servers (``stale``).
+* A Ray actor: Ray starts it with the node's ``TMPDIR``, and its node may be another machine,
+  so the actor makes its own (``adopt``, named after the actor's pid) before its browser
+  starts, and removes it at shutdown. A killed actor's directory is swept by the next actor
+  started on that node, or by the next local server on that temp root.
 """
 
 from __future__ import annotations
@@ -33,6 +39,15 @@ POLL_S = 0.1
 def new_dir(slot: str) -> Path:
     """A fresh directory for a worker of ``slot``, owned by this (the server's) process."""
     return Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-{slot}-"))
+
+
+def adopt(slot: str) -> Path:
+    """A fresh directory owned by this process, made its ``TMPDIR`` from now on: for the
+    browser this process launches next, and for ``tempfile`` here (its cached root reset)."""
+    path = new_dir(slot)
+    os.environ["TMPDIR"] = str(path)
+    tempfile.tempdir = None
+    return path
 
 
 def slot_of(path: str | Path) -> str | None:
