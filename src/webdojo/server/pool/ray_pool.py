@@ -109,9 +109,10 @@ class RayPool(ManagedPool[RayWorker]):
         options: dict[str, Any] = {"_node_ip_address": self.config.driver_ip()}
         if address is None:  # a private instance: nothing of it listens beyond loopback
             options["include_dashboard"] = False
-        # ray.init makes SIGTERM exit at once (``sys.exit`` in its handler): ``serve --ray``
-        # would skip its orderly shutdown (sessions closed, actors stopped, their browsers and
-        # TMPDIRs removed) and die with exit status 15. Keep the handler that was there.
+        # ray.init makes SIGTERM exit at once (``sys.exit`` in its handler), over any handler
+        # already there: ``serve --ray`` skipped uvicorn's orderly shutdown (sessions closed,
+        # actors stopped, their browsers and TMPDIRs removed). Keep a handler that was set;
+        # with none (a script), Ray's ``sys.exit`` still beats dying without cleanup.
         on_sigterm = signal.getsignal(signal.SIGTERM)
         try:
             ray.init(
@@ -124,7 +125,7 @@ class RayPool(ManagedPool[RayWorker]):
             hint = "start one with `ray start --head --node-ip-address 127.0.0.1`"
             raise ConfigError(f"cannot connect to Ray at {address!r} ({hint}): {exc}") from exc
         finally:
-            if on_sigterm is not None and threading.current_thread() is threading.main_thread():
+            if callable(on_sigterm) and threading.current_thread() is threading.main_thread():
                 signal.signal(signal.SIGTERM, on_sigterm)
         self._owns_ray = True
 
