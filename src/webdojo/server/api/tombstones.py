@@ -2,12 +2,12 @@
 
 The registry remembers ended session ids so that a late request gets ``session_closed`` or
 ``session_expired`` rather than an ambiguous ``unknown_session``. A dict of the last 10,000
-ids cost about 200 B per ended session until it was full: two hours of a busy server, which
-the soak read as growth. Here each id costs 9 bytes in a ring allocated once: an 8-byte digest
-of the id and one byte for how it ended, the oldest written over first.
+ids cost about 200 B per ended session until it was full, two hours into a busy server. Here
+each id costs 9 bytes in a ring allocated once: an 8-byte digest of the id and one byte for
+how it ended, the oldest written over first.
 
-A lookup scans the ring with ``bytes.find``; it runs only for ids that are not live (requests
-to ended or unknown sessions), never on the step path. Two ids share a digest with chance
+A lookup scans one bucket of the ring with ``bytes.find`` (about 2 us when full); it runs only
+for ids that are not live (requests to ended or unknown sessions), never on the step path. Two ids share a digest with chance
 2^-64 per pair: the worst case answers ``session_closed`` for an id that was never issued.
 """
 
