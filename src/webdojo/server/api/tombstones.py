@@ -7,8 +7,9 @@ each id costs 9 bytes in a ring allocated once: an 8-byte digest of the id and o
 how it ended, the oldest written over first.
 
 A lookup scans one bucket of the ring with ``bytes.find`` (about 2 us when full); it runs only
-for ids that are not live (requests to ended or unknown sessions), never on the step path. Two ids share a digest with chance
-2^-64 per pair: the worst case answers ``session_closed`` for an id that was never issued.
+for ids that are not live (requests to ended or unknown sessions), never on the step path.
+Two ids share a digest with chance 2^-64 per pair: the worst case answers ``session_closed``
+for an id that was never issued.
 """
 
 from __future__ import annotations

@@ -45,8 +45,7 @@ class LocalPool(ManagedPool[WorkerProcess]):
         self._cleanups = Background()  # scratch directories removed once unused
 
     async def start(self) -> None:
-        for path in scratch.stale():  # left by a server that was killed
-            self._cleanups.spawn(scratch.remove_when_unused(path), quiet=True)
+        scratch.sweep_stale(self._cleanups)  # left by a server that was killed
         await super().start()
 
     async def aclose(self) -> None:

@@ -58,8 +58,7 @@ class WorkerActor:
         """Launch the browser in a ``TMPDIR`` of the actor's own (``scratch.py``), after
         sweeping those of actors killed on this node; returns where the actor runs (node id
         and address, pid, its ``TMPDIR``)."""
-        for path in scratch.stale():
-            self._cleanups.spawn(scratch.remove_when_unused(path), quiet=True)
+        scratch.sweep_stale(self._cleanups)  # left by actors killed on this node
         self._tmp = scratch.adopt(self._slot)
         await self._worker.start()
         return self._where()

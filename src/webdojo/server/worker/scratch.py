@@ -29,15 +29,17 @@ from pathlib import Path
 
 import psutil
 
+from webdojo.background import Background
 from webdojo.browser import stale_dirs
 
-PREFIX = "webdojo-worker-"  # + "<server pid>-<slot>-<random>"
+PREFIX = "webdojo-worker-"  # + "<owner pid>-<slot>-<random>": the server, or a Ray actor
 GRACE_S = 10.0  # how long a dead worker's driver and browser get to exit by themselves
 POLL_S = 0.1
 
 
 def new_dir(slot: str) -> Path:
-    """A fresh directory for a worker of ``slot``, owned by this (the server's) process."""
+    """A fresh directory for a worker of ``slot``, owned by this process (the server's, or
+    the Ray actor's that adopts it)."""
     return Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-{slot}-"))
 
 
@@ -82,6 +84,13 @@ async def remove_when_unused(path: Path, grace_s: float = GRACE_S) -> None:
                     os.kill(proc.pid, signal.SIGKILL)
         await asyncio.sleep(POLL_S)
     await asyncio.to_thread(shutil.rmtree, path, True)
+
+
+def sweep_stale(cleanups: Background) -> None:
+    """Remove, in the background, the worker directories whose owner is gone (a killed server
+    or Ray actor), each once nothing uses it any more."""
+    for path in stale():
+        cleanups.spawn(remove_when_unused(path), quiet=True)
 
 
 def stale(root: Path | None = None) -> list[Path]:
