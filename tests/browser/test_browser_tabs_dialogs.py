@@ -26,12 +26,16 @@ async def test_target_blank_link_opens_a_tab(session: BrowserSession, base_url: 
     assert obs.title == "Page two" and obs.url == base_url + "two.html"
 
 
-async def test_window_open_and_window_close(session: BrowserSession, base_url: str) -> None:
+@pytest.mark.parametrize("closer", ["closer", "closer-early"])
+async def test_window_open_and_window_close(
+    session: BrowserSession, base_url: str, closer: str
+) -> None:
     await session.goto(base_url + "nav.html")
     obs = await session.step(Click(element=(await ids(session))["opener"]), SHOT)
     assert len(obs.tabs) == 2 and obs.url == base_url + "two.html?opened"
-    # The popup closes itself: its tab goes away and the opener is active again.
-    obs = await session.step(Click(element=(await ids(session))["closer"]), SHOT)
+    # The popup closes itself, on click or already on mouse down (before the press is over,
+    # which Playwright reports as an error): its tab goes away, the opener is active again.
+    obs = await session.step(Click(element=(await ids(session))[closer]), SHOT)
     assert len(obs.tabs) == 1 and obs.title == "Nav one" and obs.last_error is None
     obs = await session.step(TabFocus(index=0), SHOT)
     assert obs.last_error is None

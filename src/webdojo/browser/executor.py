@@ -104,16 +104,27 @@ class Executor:
             raise PageCrashed(f"the page crashed during {what}")
 
     async def _interact(
-        self, what: str, act: Callable[[], Awaitable[None]], element: int | None = None
+        self,
+        what: str,
+        act: Callable[[], Awaitable[None]],
+        element: int | None = None,
+        press: bool = False,
     ) -> None:
         """Perform input, then wait for whatever it started (a page load, a popup). With an
-        ``element``, the input was guarded (act.js ``arm``): one held back raises."""
+        ``element``, the input was guarded (act.js ``arm``): one held back raises. A ``press``
+        may close its own tab (``window.close()`` in a mouse handler)."""
         tab = self._tabs.current
         mark, opened, requests = tab.mark(), self._tabs.opened, tab.requests
         net_mark = self._net.mark() if self._net else 0
         tab.title_hint = None
-        async with self._guard(what, self._opts.action_timeout_s):
-            await act()
+        try:
+            async with self._guard(what, self._opts.action_timeout_s):
+                await act()
+        except ActionFailed:
+            # Playwright fails a press whose own handler closed the page before the press
+            # returned; the press took effect. Crashes and a dead browser raise other errors.
+            if not (press and tab.page.is_closed()):
+                raise
         missed = await self.settle(tab, mark, opened, what, requests)
         if self._net is not None and self._tabs.has_current():
             blocked = await self._net.failed_load(self._tabs.current.page, net_mark, what)
@@ -229,7 +240,9 @@ class Executor:
         for aim in (False, True):
             x, y, _ = await self._targets.point(action, ctx, arm=True, aim=aim)
             try:
-                await self._interact(action.describe(), partial(press, x, y), action.element)
+                await self._interact(
+                    action.describe(), partial(press, x, y), action.element, press=True
+                )
                 return
             except StaleElement:
                 if aim or action.element is None:
