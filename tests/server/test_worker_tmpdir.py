@@ -66,25 +66,32 @@ async def test_killed_worker_tmpdir_is_removed(
     assert worker_dirs(tmp_path) == []
 
 
-async def test_killed_server_workers_dirs_are_swept_by_the_next(tmp_path: Path) -> None:
-    args = ["--workers", "1", "--max-sessions", "2"]
+@pytest.mark.parametrize("workers", ["1", "0"])
+async def test_killed_server_holdersdirs_are_swept_by_the_next(
+    tmp_path: Path, workers: str
+) -> None:
+    """With ``--workers 0`` the browser runs in the server process, in a directory the
+    server adopts as its own ``TMPDIR`` (slot ``inline``)."""
+    args = ["--workers", workers, "--max-sessions", "2"]
     env = {"TMPDIR": str(tmp_path)}
     killed = ServerProcess(args, env=env).start()
     try:
         [old] = worker_dirs(tmp_path)
+        assert scratch.slot_of(old) == ("local-0" if workers == "1" else "inline")
         assert scratch.stale(tmp_path) == []  # its server lives
-        workers = scratch.users(old)
-        assert workers  # the worker, its driver, Chromium
+        holders = scratch.users(old)
+        assert holders  # the worker (with one), the driver, Chromium
+        assert any(old.glob("playwright_chromiumdev_profile-*"))
         os.kill(killed.pid, signal.SIGKILL)
     finally:
         killed.stop()
-    # The orphaned worker sees its channel close and exits, browser and all, by itself.
-    await wait_until(lambda: not any(map(running, workers)), "the orphans gone")
+    # The orphaned worker or driver sees its channel close and exits, browser and all.
+    await wait_until(lambda: not any(map(running, holders)), "the orphans gone")
     assert old.exists() and scratch.stale(tmp_path) == [old]
     with ServerProcess(args, env=env):
         await wait_until(lambda: not old.exists(), "the killed server's worker dir swept")
         assert len(worker_dirs(tmp_path)) == 1
-    assert worker_dirs(tmp_path) == []
+    assert list(tmp_path.iterdir()) == []  # no profile, download root or proxy socket left
 
 
 def test_a_process_adopts_a_tmpdir_of_its_own(

@@ -59,7 +59,7 @@ def build_pool(workers: int, ray_address: str | None, **pool_options: Any) -> Po
     if workers == 0:
         from webdojo.server.pool.inline import InlinePool
 
-        return InlinePool()
+        return InlinePool(own_tmpdir=True)  # a killed server's profile is swept by the next
     from webdojo.server.pool.local import LocalPool
 
     return LocalPool(workers=workers, **pool_options)

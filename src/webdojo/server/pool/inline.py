@@ -10,6 +10,11 @@ Faults. If Chromium dies, the sessions it hosted answer ``session_lost`` (retrya
 worker launches a new browser (counted in ``restarts``). Every operation also has a hard
 deadline past the worker's own (``WorkerConfig.deadline_s``), so a wedged driver cannot hold
 a request forever.
+
+``own_tmpdir`` (``webdojo serve --workers 0`` sets it): the browser runs in a ``TMPDIR`` of the
+server's own, removed at close; the next server on the same temp root sweeps the one of a
+server that was SIGKILLed (``scratch.py``). Off by default, since it sets this process's
+``TMPDIR`` (a library user's process keeps its own).
 """
 
 from __future__ import annotations
@@ -17,24 +22,31 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 from webdojo.actions import Action
+from webdojo.background import Background
 from webdojo.browser.options import SessionOptions
 from webdojo.errors import ActionTimeout, BrowserClosed, SessionLost, UnknownSession
 from webdojo.observation import FinalState, Observation, ObservationOptions
 from webdojo.server.pool.base import Pool, PoolStats, WorkerStatus
+from webdojo.server.worker import scratch
 from webdojo.server.worker.core import Worker, WorkerConfig, WorkerState
 
 WORKER_ID = "inline"
 DEADLINE_SLACK_S = 5.0  # past the worker's own deadline, before the pool gives up
+CLOSE_GRACE_S = 5.0  # how long close waits for the browser to leave the TMPDIR, and sweeps
 
 T = TypeVar("T")
 
 
 class InlinePool(Pool):
-    def __init__(self, config: WorkerConfig | None = None) -> None:
+    def __init__(self, config: WorkerConfig | None = None, *, own_tmpdir: bool = False) -> None:
         self._worker = Worker(config)
+        self._own_tmpdir = own_tmpdir
+        self._tmp: Path | None = None
+        self._cleanups = Background()  # sweeps of killed servers' directories
         self._options: dict[str, SessionOptions] = {}  # open sessions and their deadlines
         self._lost: set[str] = set()  # sessions whose browser died, until they are closed
 
@@ -44,6 +56,9 @@ class InlinePool(Pool):
         return self._worker
 
     async def start(self) -> None:
+        if self._own_tmpdir and self._tmp is None:
+            scratch.sweep_stale(self._cleanups)  # left by servers and workers killed here
+            self._tmp = scratch.adopt(WORKER_ID)
         await self._worker.start()
 
     async def create(
@@ -101,6 +116,10 @@ class InlinePool(Pool):
         self._options.clear()
         self._lost.clear()
         await self._worker.aclose()
+        if self._tmp is not None:
+            await scratch.remove_when_unused(self._tmp, grace_s=CLOSE_GRACE_S)
+            self._tmp = None
+        await self._cleanups.wait(CLOSE_GRACE_S)
 
     # --- helpers --------------------------------------------------------------------------
 
