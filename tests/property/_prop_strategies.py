@@ -166,8 +166,8 @@ options = st.builds(
     elements=st.booleans(),
     marks=st.booleans(),
 )
-# JSON values both transports carry alike: msgpack has no integers past 64 bits, and JSON
-# writes NaN and infinities as null (see the report: a page's localStorage can hold either)
+# JSON values both transports carry alike (plain msgpack has no integers past 64 bits, and JSON
+# writes NaN and infinities as null; test_prop_wire covers the large integers)
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | finite | texts,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(texts, inner, max_size=3),

@@ -25,6 +25,11 @@ _MSGPACK_TYPES = (MSGPACK, "application/x-msgpack")
 
 M = TypeVar("M", bound=BaseModel)
 
+# msgpack's integers stop at 64 bits; a larger one (a page's value in a verifier's info, say)
+# travels as this extension type, its two's-complement bytes, so it reads back as the same int
+# (JSON carries it as it is). NaN and infinities stay floats here; JSON writes them as null.
+BIG_INT_EXT = 1
+
 # Why msgpack is HttpEnv's default (``python -m webdojo.bench.transport_bench``, 2-core box,
 # busy with other jobs; StepResponse of the six built-in sites' start pages at 1280x720):
 #
@@ -68,7 +73,7 @@ def decode(cls: type[M], content: bytes, content_type: str | None) -> M:
     a ``cls`` (a server bug, or something between client and server) is an InternalError."""
     try:
         if content_type and content_type.split(";")[0].strip() in _MSGPACK_TYPES:
-            return cls.model_validate(msgpack.unpackb(content))
+            return cls.model_validate(msgpack.unpackb(content, ext_hook=_ext))
         return cls.model_validate_json(content)
     except (ValueError, TypeError, msgpack.UnpackException) as exc:  # ValidationError is one
         raise InternalError(
@@ -77,7 +82,17 @@ def decode(cls: type[M], content: bytes, content_type: str | None) -> M:
 
 
 def _fallback(value: Any) -> Any:
-    """Values msgpack has no type for (sets, datetimes in free-form dicts): as text."""
+    """Values msgpack has no type for: integers past 64 bits (``BIG_INT_EXT``); sets as lists;
+    the rest (datetimes in free-form dicts) as text."""
+    if isinstance(value, int):
+        size = value.bit_length() // 8 + 1  # room for the sign bit
+        return msgpack.ExtType(BIG_INT_EXT, value.to_bytes(size, "big", signed=True))
     if isinstance(value, set | frozenset | tuple):
         return list(value)
     return str(value)
+
+
+def _ext(code: int, data: bytes) -> Any:
+    if code == BIG_INT_EXT:
+        return int.from_bytes(data, "big", signed=True)
+    return msgpack.ExtType(code, data)
