@@ -104,6 +104,18 @@ def test_growth_is_measured_only_without_process_faults() -> None:
     result.growth("fault-free")
     assert result.rss_growth_mb_per_h == 2.0 and result.open_files_growth_per_h == 1.0
     assert result.python_rss_growth_mb_per_h == 0.5
+    assert result.server_rss_growth_mb_per_h is None  # not sampled
+    # Growth that settles: 3 MB in the first hour after the warm-up, none after; the server's
+    # own RSS apart.
+    result.samples = [
+        {"t": 3600.0 * h, "steps": 10 + h, "python_rss_mb": v, "server_rss_mb": 40.0 + h}
+        for h, v in enumerate([100.0, 103.0, 103.0, 103.0])
+    ]
+    result.growth("fault-free")
+    assert result.python_rss_growth_mb_per_h == 0.9
+    assert result.python_rss_growth_late_mb_per_h == 0.0
+    assert result.server_rss_growth_mb_per_h == 1.0
+    assert result.to_json()["python_rss_growth_late_mb_per_h"] == 0.0
     result.growth(None)
     assert result.to_json()["growth_measured"] is None and result.rss_growth_mb_per_h is None
 

@@ -134,19 +134,22 @@ class ProcessWatch:
     def sample(self) -> dict[str, float]:
         """RSS (MB) and open files summed over the server's tree now, and over its Python
         processes alone (the server and its workers: no browser, whose processes come and
-        go with contexts and browser recycling)."""
-        rss = files = py_rss = py_files = 0
+        go with contexts and browser recycling); the server process's own RSS apart."""
+        rss = files = py_rss = py_files = server_rss = 0
         for proc in self._note():
             with contextlib.suppress(psutil.Error):
                 r, f = proc.memory_info().rss, proc.num_fds()
                 rss, files = rss + r, files + f
                 if "python" in proc.name():
                     py_rss, py_files = py_rss + r, py_files + f
+                if proc.pid == self.server.pid:
+                    server_rss = r
         return {
             "rss_mb": round(rss / 2**20, 1),
             "open_files": float(files),
             "python_rss_mb": round(py_rss / 2**20, 1),
             "python_open_files": float(py_files),
+            "server_rss_mb": round(server_rss / 2**20, 1),
         }
 
     def left(self) -> tuple[list[psutil.Process], list[psutil.Process]]:

@@ -18,7 +18,10 @@ Growth (``rss_growth_mb_per_h``, ``open_files_growth_per_h``): the slope of RSS 
 summed over the server's processes, sampled after the warm-up; ``python_...`` the same over
 the server's and workers' Python processes alone (browsers excluded: their renderers come
 and go with contexts, and a browser is relaunched every ``recycle_after_contexts``, so over
-a short run their sum is a sawtooth whose slope says little). ``sample_series`` holds the
+a short run their sum is a sawtooth whose slope says little); ``server_rss_growth_mb_per_h``
+the server process's alone; ``python_rss_growth_late_mb_per_h`` the Python processes' over the
+second half of the measured samples (a leak keeps its slope; allocator fragmentation, which
+grows in steps as new peaks touch fresh pages, flattens). ``sample_series`` holds the
 samples. Process faults (tab crashes,
 browser, worker and server kills) restart processes, which resets what they hold, so the
 slope of a run with them means nothing: the figures are then null, and
@@ -78,6 +81,8 @@ class SoakResult:
     open_files_growth_per_h: float | None = None
     python_rss_growth_mb_per_h: float | None = None  # the server's and workers' processes
     python_open_files_growth_per_h: float | None = None
+    python_rss_growth_late_mb_per_h: float | None = None  # over the later half of the samples
+    server_rss_growth_mb_per_h: float | None = None  # the server process alone
     defunct: int = 0  # zombie processes of the server's trees at the end
     leftover_processes: int = 0  # processes of the server's trees still running at the end
     leftover_dirs: int = 0  # entries left in the server's private temporary directory
@@ -93,17 +98,20 @@ class SoakResult:
         self.growth_measured = measured
         self.rss_growth_mb_per_h = self.open_files_growth_per_h = None
         self.python_rss_growth_mb_per_h = self.python_open_files_growth_per_h = None
+        self.python_rss_growth_late_mb_per_h = self.server_rss_growth_mb_per_h = None
         if measured is None:
             return
         warm = [s for s in self.samples if s["steps"] >= self.warmup_steps]
 
-        def slope(key: str) -> float | None:
-            return _round(slope_per_hour([(s["t"], s[key]) for s in warm if key in s]))
+        def slope(key: str, samples: list[dict[str, float]] = warm) -> float | None:
+            return _round(slope_per_hour([(s["t"], s[key]) for s in samples if key in s]))
 
         self.rss_growth_mb_per_h = slope("rss_mb")
         self.open_files_growth_per_h = slope("open_files")
         self.python_rss_growth_mb_per_h = slope("python_rss_mb")
         self.python_open_files_growth_per_h = slope("python_open_files")
+        self.python_rss_growth_late_mb_per_h = slope("python_rss_mb", warm[len(warm) // 2 :])
+        self.server_rss_growth_mb_per_h = slope("server_rss_mb")
 
     def recovery_summary(
         self, which: dict[str, list[float]] | None = None
@@ -152,6 +160,8 @@ class SoakResult:
             "open_files_growth_per_h": self.open_files_growth_per_h,
             "python_rss_growth_mb_per_h": self.python_rss_growth_mb_per_h,
             "python_open_files_growth_per_h": self.python_open_files_growth_per_h,
+            "python_rss_growth_late_mb_per_h": self.python_rss_growth_late_mb_per_h,
+            "server_rss_growth_mb_per_h": self.server_rss_growth_mb_per_h,
             "samples": len(self.samples),
             "sample_series": self.samples[:50],
             "defunct": self.defunct,
@@ -206,6 +216,13 @@ def soak_table(result: SoakResult) -> Table:
             "",
             None,
         ),
+        (
+            "    over the later half of the samples",
+            str(result.python_rss_growth_late_mb_per_h),
+            "",
+            None,
+        ),
+        ("    the server process alone", str(result.server_rss_growth_mb_per_h), "", None),
         (
             "  of which server + workers: open files (/h)",
             str(result.python_open_files_growth_per_h),
