@@ -22,11 +22,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any, TypeVar
 
 from webdojo.actions import Action
-from webdojo.background import Background
 from webdojo.browser.options import SessionOptions
 from webdojo.errors import ActionTimeout, BrowserClosed, SessionLost, UnknownSession
 from webdojo.observation import FinalState, Observation, ObservationOptions
@@ -44,9 +42,7 @@ T = TypeVar("T")
 class InlinePool(Pool):
     def __init__(self, config: WorkerConfig | None = None, *, own_tmpdir: bool = False) -> None:
         self._worker = Worker(config)
-        self._own_tmpdir = own_tmpdir
-        self._tmp: Path | None = None
-        self._cleanups = Background()  # sweeps of killed servers' directories
+        self._tmp = scratch.OwnTmpdir() if own_tmpdir else None
         self._options: dict[str, SessionOptions] = {}  # open sessions and their deadlines
         self._lost: set[str] = set()  # sessions whose browser died, until they are closed
 
@@ -56,9 +52,8 @@ class InlinePool(Pool):
         return self._worker
 
     async def start(self) -> None:
-        if self._own_tmpdir and self._tmp is None:
-            scratch.sweep_stale(self._cleanups)  # left by servers and workers killed here
-            self._tmp = scratch.adopt(WORKER_ID)
+        if self._tmp is not None and self._tmp.path is None:
+            self._tmp.take(WORKER_ID)  # after sweeping those of servers killed here
         await self._worker.start()
 
     async def create(
@@ -117,9 +112,7 @@ class InlinePool(Pool):
         self._lost.clear()
         await self._worker.aclose()
         if self._tmp is not None:
-            await scratch.remove_when_unused(self._tmp, grace_s=CLOSE_GRACE_S)
-            self._tmp = None
-        await self._cleanups.wait(CLOSE_GRACE_S)
+            await self._tmp.aclose(CLOSE_GRACE_S)
 
     # --- helpers --------------------------------------------------------------------------
 

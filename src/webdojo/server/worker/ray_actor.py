@@ -23,14 +23,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from pathlib import Path
 from typing import Any
 
 import ray
 from ray.exceptions import RayActorError, RayError, RayTaskError
 
 from webdojo.actions import Action
-from webdojo.background import Background
 from webdojo.browser.options import SessionOptions
 from webdojo.errors import InfraError, InternalError, WebdojoError
 from webdojo.observation import FinalState, Observation, ObservationOptions
@@ -51,15 +49,13 @@ class WorkerActor:
         # __init__ of an actor cannot await: the browser is launched by ``start``
         self._worker = Worker(config)
         self._slot = slot
-        self._tmp: Path | None = None
-        self._cleanups = Background()
+        self._tmp = scratch.OwnTmpdir()
 
     async def start(self) -> dict[str, Any]:
         """Launch the browser in a ``TMPDIR`` of the actor's own (``scratch.py``), after
         sweeping those of actors killed on this node; returns where the actor runs (node id
         and address, pid, its ``TMPDIR``)."""
-        scratch.sweep_stale(self._cleanups)  # left by actors killed on this node
-        self._tmp = scratch.adopt(self._slot)
+        self._tmp.take(self._slot)  # after sweeping those of actors killed on this node
         await self._worker.start()
         return self._where()
 
@@ -68,7 +64,7 @@ class WorkerActor:
             "node_id": ray.get_runtime_context().get_node_id(),
             "node_ip": ray.util.get_node_ip_address(),
             "pid": os.getpid(),
-            "tmpdir": str(self._tmp),
+            "tmpdir": str(self._tmp.path),
         }
 
     async def create(
@@ -98,9 +94,7 @@ class WorkerActor:
         """Close every session and the browser, then remove the actor's ``TMPDIR`` and finish
         the sweep; the pool then kills the actor."""
         await self._worker.aclose()
-        if self._tmp is not None:
-            await scratch.remove_when_unused(self._tmp, grace_s=SHUTDOWN_GRACE_S)
-        await self._cleanups.wait(SHUTDOWN_GRACE_S)
+        await self._tmp.aclose(SHUTDOWN_GRACE_S)
 
 
 class RayWorker(WorkerHandle):

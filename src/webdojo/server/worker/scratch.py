@@ -86,6 +86,27 @@ async def remove_when_unused(path: Path, grace_s: float = GRACE_S) -> None:
     await asyncio.to_thread(shutil.rmtree, path, True)
 
 
+class OwnTmpdir:
+    """A ``TMPDIR`` of this process's own for the browser it launches next (a Ray actor, a
+    ``--workers 0`` server): taken after sweeping those of dead owners, removed at close."""
+
+    def __init__(self) -> None:
+        self.path: Path | None = None
+        self._cleanups = Background()
+
+    def take(self, slot: str) -> Path:
+        sweep_stale(self._cleanups)
+        self.path = adopt(slot)
+        return self.path
+
+    async def aclose(self, grace_s: float) -> None:
+        """Remove the directory once nothing uses it, and finish the sweep."""
+        if self.path is not None:
+            await remove_when_unused(self.path, grace_s=grace_s)
+            self.path = None
+        await self._cleanups.wait(grace_s)
+
+
 def sweep_stale(cleanups: Background) -> None:
     """Remove, in the background, the worker directories whose owner is gone (a killed server
     or Ray actor), each once nothing uses it any more."""
