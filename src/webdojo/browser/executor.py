@@ -3,9 +3,9 @@
 Fast path. Element actions resolve their target with one small evaluate (act.js ``locate``:
 registry lookup, scroll into view, hit test) and then use raw mouse input, instead of
 Playwright's locator actions, whose actionability checks wait for animation frames. After an
-input action, one more evaluate (act.js ``check``) reads what hooks.js recorded: a
-cross-document navigation, a form submission or a popup. Only then does the executor wait for
-a load, counted by the tab's load events from before the action, which is what makes the next
+input action, ``settle.py`` reads with one more evaluate (act.js ``check``) what hooks.js
+recorded: a cross-document navigation, a form submission or a popup. Only then is a load waited
+for, counted by the tab's load events from before the action, which is what makes the next
 screenshot safe (``wait_for_load_state`` alone can return for the old document). The check
 also returns the title, which the observation reuses, so an in-page click costs one short
 evaluate more than a raw ``mouse.click`` (two when it targets an element id).
@@ -17,8 +17,6 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
-
-from playwright.async_api import Error as PlaywrightError
 
 from webdojo.actions import (
     Action,
@@ -40,18 +38,17 @@ from webdojo.actions import (
     Wait,
 )
 from webdojo.browser.dom import ACT_JS
-from webdojo.browser.guard import Guard, is_navigation_race
+from webdojo.browser.guard import Guard
 from webdojo.browser.hung import unbusy
 from webdojo.browser.netguard import PROXY_REFUSED, NetGuard
 from webdojo.browser.options import SessionOptions
-from webdojo.browser.tabs import TabSet, TabState
+from webdojo.browser.settle import Settler
+from webdojo.browser.tabs import TabSet
 from webdojo.browser.targets import Targets, stale
 from webdojo.errors import (
     ActionFailed,
-    ActionTimeout,
     BadTab,
     NavigationTimeout,
-    PageCrashed,
     StaleElement,
     UnknownElement,
 )
@@ -65,6 +62,7 @@ class Executor:
         self._guard = guard
         self._opts = options
         self._targets = Targets(tabs, guard, options)
+        self._settler = Settler(tabs, guard, options)
         self._net = net  # the network policy's proxy: its blocks explain failed loads
 
     async def run(self, action: Action, ctx: ActionContext) -> None:
@@ -93,16 +91,6 @@ class Executor:
             raise
         tab.doc = None
 
-    async def wait_for_load(self, tab: TabState, mark: tuple[int, int], what: str) -> None:
-        try:
-            async with self._guard(what, self._opts.navigation_timeout_s, NavigationTimeout):
-                await tab.wait_loaded(mark)
-        except NavigationTimeout:
-            await tab.stop_loading()
-            raise
-        if tab.crashed:
-            raise PageCrashed(f"the page crashed during {what}")
-
     async def _interact(
         self,
         what: str,
@@ -125,7 +113,7 @@ class Executor:
             # returned; the press took effect. Crashes and a dead browser raise other errors.
             if not (press and tab.page.is_closed()):
                 raise
-        missed = await self.settle(tab, mark, opened, what, requests)
+        missed = await self._settler.settle(tab, mark, opened, what, requests)
         if self._net is not None and self._tabs.has_current():
             blocked = await self._net.failed_load(self._tabs.current.page, net_mark, what)
             if blocked is not None:
@@ -133,96 +121,8 @@ class Executor:
         if missed and element is not None:
             raise stale(element, missed)
 
-    async def settle(
-        self, tab: TabState, mark: tuple[int, int], opened: int, what: str, requests: int
-    ) -> str | None:
-        """Wait for what the action started: a page load, a popup. Returns what a guarded
-        press would have reached instead of its target (None: nothing was held back).
-        ``requests``: the tab's navigation requests before the action."""
-        found, navigated = await self._check(tab, what, "check", requests)
-        missed = found.get("missed") if found else None
-        popup = submitted = False
-        if found:
-            navigated, popup, submitted = tab.note(found)
-            tab.title_hint = found["title"]
-        if submitted and not navigated:  # its navigation starts a task later
-            found, navigated = await self._check(tab, what, "check_later", requests)
-            if found:
-                navigated = tab.note(found)[0]
-                tab.title_hint = found["title"]
-        if navigated:
-            tab.title_hint = None
-            await self.wait_for_load(tab, mark, f"loading the page opened by {what}")
-        if popup and self._tabs.opened <= opened:
-            await self._tabs.wait_for_page(opened, self._opts.popup_wait_s)
-        await self.adopt_popup()
-        return missed
-
-    async def _check(
-        self, tab: TabState, what: str, op: str, requests: int
-    ) -> tuple[dict[str, Any] | None, bool]:
-        """Read hooks.js's record of what the action started: (record, navigated).
-
-        While a cross-document navigation waits for its response, Chromium answers no
-        evaluate (nor screenshot) for the page until it commits. So this read runs under the
-        navigation deadline; past it, the navigation is cancelled, and a second read tells a
-        hung navigation (NavigationTimeout) from a page that is busy (ActionTimeout)."""
-        seconds = self._opts.navigation_timeout_s
-        try:
-            async with self._guard(f"{what} (loading)", seconds, NavigationTimeout):
-                return await self._read_unless_busy(tab, op, requests, what)
-        except NavigationTimeout as exc:
-            await tab.stop_loading()
-            try:
-                async with self._guard(f"{what} (checking the page)", 1.0):
-                    found, raced = await self._read_check(tab, "check")
-            except ActionTimeout:
-                raise ActionTimeout(f"the page does not respond after {what}") from exc
-            # An evaluate that waits out the whole deadline and answers once the load is
-            # stopped is a navigation's mark; without the hooks' record that is all we know.
-            if raced or not (found and found.get("doc")) or tab.note(found)[0]:
-                raise
-            raise ActionTimeout(f"{what} did not finish within {seconds:g} s") from exc
-
-    async def _read_unless_busy(
-        self, tab: TabState, op: str, requests: int, what: str
-    ) -> tuple[dict[str, Any] | None, bool]:
-        """The check, waited for up to the navigation deadline only while a navigation may
-        hold it: without a navigation request since the action, a page that does not answer
-        within the action deadline is busy (ActionTimeout, and hung.py cuts it off)."""
-        read = asyncio.ensure_future(self._read_check(tab, op))
-        try:
-            await asyncio.wait({read}, timeout=self._opts.action_timeout_s)
-            if not read.done() and tab.requests == requests:
-                raise ActionTimeout(f"the page does not respond after {what}")
-            return await read
-        finally:
-            read.cancel()
-
-    async def _read_check(self, tab: TabState, op: str) -> tuple[dict[str, Any] | None, bool]:
-        try:
-            return await tab.page.evaluate(ACT_JS, {"op": op}), False
-        except PlaywrightError as exc:
-            if is_navigation_race(exc):
-                return None, True  # the document went away under the evaluate
-            if "closed" in str(exc):
-                await asyncio.sleep(0.05)  # the close event may trail the error
-                if tab.page.is_closed():
-                    return None, False  # the page closed itself (window.close): not a fault
-            raise
-
     async def adopt_popup(self) -> None:
-        """Switch to a popup the page opened, once it has loaded."""
-        tab = self._tabs.adopt_new()
-        if tab is None:
-            return
-        seconds = self._opts.navigation_timeout_s
-        try:
-            async with self._guard("loading the new tab", seconds, NavigationTimeout, tab.page):
-                await tab.page.wait_for_load_state("load", timeout=seconds * 1000)
-        except NavigationTimeout:
-            await tab.stop_loading()
-            raise
+        await self._settler.adopt_popup()
 
     # --- pointer actions ------------------------------------------------------------------
 
