@@ -23,6 +23,7 @@ from webdojo.browser.options import SessionOptions
 from webdojo.errors import ConfigError
 from webdojo.server.api.app import ServerSettings, create_app
 from webdojo.server.pool.base import Pool
+from webdojo.server.worker.allocator import tune_allocator
 from webdojo.server.worker.config import WorkerConfig
 from webdojo.tasks.loader import load_spec
 
@@ -88,6 +89,7 @@ def serve(
     """Serve until interrupted (Ctrl-C / SIGTERM close every session and the pool).
     ``spare_browser``: each worker keeps a browser launched ahead (``WorkerConfig``)."""
     check_exposure(host, token)
+    tune_allocator()  # before the sites' and uvicorn's threads start
     task_set = load_spec(tasks)
     settings = ServerSettings(
         max_sessions=max_sessions,

@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import mimetypes
 import posixpath
+import threading
+from collections import OrderedDict
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -76,6 +78,8 @@ def with_injected(body: bytes, snippet: str) -> bytes:
 
 
 def _make_handler(roots: dict[str, Path], injects: dict[str, str]) -> type[BaseHTTPRequestHandler]:
+    files = FileCache()
+
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
@@ -90,14 +94,7 @@ def _make_handler(roots: dict[str, Path], injects: dict[str, str]) -> type[BaseH
             if target is None:
                 self._send(HTTPStatus.NOT_FOUND, b"not found", "text/plain", with_body)
                 return
-            ctype = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
-            if ctype.startswith("text/") or ctype in {"application/javascript", "application/json"}:
-                ctype += "; charset=utf-8"
-            body = target.read_bytes()
-            snippet = injects.get(_site_of(self.path))
-            if snippet and ctype.startswith("text/html"):
-                body = with_injected(body, snippet)
-            etag = f'"{hashlib.blake2b(body, digest_size=12).hexdigest()}"'
+            body, ctype, etag = files.get(target, injects.get(_site_of(self.path)))
             headers = {"ETag": etag, "Cache-Control": _cache_control(ctype)}
             if self.headers.get("If-None-Match") == etag:
                 self._send(HTTPStatus.NOT_MODIFIED, b"", ctype, False, headers)
@@ -126,6 +123,57 @@ def _make_handler(roots: dict[str, Path], injects: dict[str, str]) -> type[BaseH
             pass
 
     return Handler
+
+
+class FileCache:
+    """Each file's response (body with the site's snippet, content type, ETag), read once and
+    read again when its size or modification time changes (a generator rewrites its pages).
+    Reading and hashing every file per request made a large short-lived block per request in
+    the serving thread's heap; a long-lived server's heaps grew with them. The least recently
+    served responses go past ``max_bytes`` (many generated sites)."""
+
+    def __init__(self, max_bytes: int = 64 * 2**20) -> None:
+        self._entries: OrderedDict[tuple[Path, str | None], _Entry] = OrderedDict()
+        self._bytes = 0
+        self._max_bytes = max_bytes
+        self._lock = threading.Lock()
+
+    def get(self, target: Path, snippet: str | None) -> _Response:
+        stat = target.stat()
+        version = (stat.st_mtime_ns, stat.st_size)
+        key = (target, snippet)
+        with self._lock:
+            cached = self._entries.get(key)
+            if cached is not None and cached[0] == version:
+                self._entries.move_to_end(key)
+                return cached[1]
+        response = _response(target, snippet)
+        with self._lock:
+            self._put(key, (version, response))
+        return response
+
+    def _put(self, key: tuple[Path, str | None], entry: _Entry) -> None:
+        old = self._entries.pop(key, None)
+        if old is not None:
+            self._bytes -= len(old[1][0])
+        self._entries[key] = entry
+        self._bytes += len(entry[1][0])
+        while self._bytes > self._max_bytes and len(self._entries) > 1:
+            self._bytes -= len(self._entries.popitem(last=False)[1][1][0])
+
+
+_Response = tuple[bytes, str, str]  # body, content type, ETag
+_Entry = tuple[tuple[int, int], _Response]  # (mtime_ns, size) when read, the response
+
+
+def _response(target: Path, snippet: str | None) -> _Response:
+    ctype = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+    if ctype.startswith("text/") or ctype in {"application/javascript", "application/json"}:
+        ctype += "; charset=utf-8"
+    body = target.read_bytes()
+    if snippet and ctype.startswith("text/html"):
+        body = with_injected(body, snippet)
+    return body, ctype, f'"{hashlib.blake2b(body, digest_size=12).hexdigest()}"'
 
 
 def _site_of(url_path: str) -> str:
