@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import httpx
 
-from webdojo.sites.server import SiteServer, resolve_path
+from webdojo.sites.server import FileCache, SiteServer, resolve_path
 from webdojo.tasks.loader import Site
 from webdojo.tasks.schema import SiteInfo
 
@@ -59,3 +60,40 @@ def test_pages_revalidate_and_assets_are_cached(tmp_path: Path) -> None:
         script = client.get("/mini/app.js")
         assert script.headers["cache-control"] == "max-age=3600"
         assert client.get("/mini/nope.js").headers["cache-control"] == "no-cache"
+
+
+def test_a_rewritten_file_is_served_anew_and_the_cache_keeps_to_its_size(tmp_path: Path) -> None:
+    sites = make_site(tmp_path)
+    page = sites["mini"].path / "index.html"
+    with SiteServer(sites) as server, httpx.Client(base_url=server.base_url) as client:
+        first = client.get("/mini/index.html")
+        page.write_text("<p>HOME</p>")  # the same size: the modification time tells
+        os.utime(page, ns=(1, 1))
+        second = client.get("/mini/index.html")
+        assert second.text == "<p>HOME</p>" and second.headers["etag"] != first.headers["etag"]
+        fresh = tmp_path / "fresh.html"  # replaced by a rename, as atomic writers do
+        fresh.write_text("<p>NEW!</p>")
+        os.utime(fresh, ns=(1, 1))
+        fresh.replace(page)
+        assert client.get("/mini/index.html").text == "<p>NEW!</p>"
+
+    cache = FileCache(max_bytes=40)
+    paths = []
+    for i in range(3):
+        paths.append(tmp_path / f"f{i}.txt")
+        paths[-1].write_bytes(bytes([65 + i]) * 20)
+    assert cache.get(paths[0], None)[0] == b"A" * 20
+    cache.get(paths[1], None)
+    cache.get(paths[0], None)  # the most recently served: kept
+    cache.get(paths[2], None)  # 60 bytes: the least recently served (f1) goes
+    assert set(cache.cached()) == {(paths[0], None), (paths[2], None)}
+
+
+def test_each_sites_snippet_is_cached_apart(tmp_path: Path) -> None:
+    cache = FileCache()
+    page = tmp_path / "p.html"
+    page.write_text("<body><p>x</p></body>")
+    plain, ctype, _ = cache.get(page, None)
+    injected = cache.get(page, "<script>1</script>")[0]
+    assert ctype == "text/html; charset=utf-8" and plain == b"<body><p>x</p></body>"
+    assert injected == b"<body><p>x</p><script>1</script></body>"

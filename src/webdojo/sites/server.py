@@ -127,7 +127,7 @@ def _make_handler(roots: dict[str, Path], injects: dict[str, str]) -> type[BaseH
 
 class FileCache:
     """Each file's response (body with the site's snippet, content type, ETag), read once and
-    read again when its size or modification time changes (a generator rewrites its pages).
+    read again when its size, modification time or inode changes (a generator rewrites it).
     Reading and hashing every file per request made a large short-lived block per request in
     the serving thread's heap; a long-lived server's heaps grew with them. The least recently
     served responses go past ``max_bytes`` (many generated sites)."""
@@ -140,7 +140,7 @@ class FileCache:
 
     def get(self, target: Path, snippet: str | None) -> _Response:
         stat = target.stat()
-        version = (stat.st_mtime_ns, stat.st_size)
+        version = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
         key = (target, snippet)
         with self._lock:
             cached = self._entries.get(key)
@@ -151,6 +151,11 @@ class FileCache:
         with self._lock:
             self._put(key, (version, response))
         return response
+
+    def cached(self) -> list[tuple[Path, str | None]]:
+        """The keys held, least recently served first."""
+        with self._lock:
+            return list(self._entries)
 
     def _put(self, key: tuple[Path, str | None], entry: _Entry) -> None:
         old = self._entries.pop(key, None)
@@ -163,7 +168,7 @@ class FileCache:
 
 
 _Response = tuple[bytes, str, str]  # body, content type, ETag
-_Entry = tuple[tuple[int, int], _Response]  # (mtime_ns, size) when read, the response
+_Entry = tuple[tuple[int, int, int], _Response]  # (mtime_ns, size, inode) when read
 
 
 def _response(target: Path, snippet: str | None) -> _Response:

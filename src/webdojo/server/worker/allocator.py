@@ -28,6 +28,8 @@ M_ARENA_MAX = -8
 ARENA_MAX = 2
 MMAP_THRESHOLD = 128 * 1024  # glibc's starting value, now kept fixed
 
+_applied: list[str] = []  # what this process's tune_allocator() set
+
 # each setting and the environment variables through which a user may have chosen it
 _SETTINGS = (
     (M_ARENA_MAX, ARENA_MAX, "MALLOC_ARENA_MAX"),
@@ -43,11 +45,16 @@ def tune_allocator() -> list[str]:
     mallopt = _mallopt()
     if mallopt is None:
         return []
-    applied = []
     for param, value, env in _SETTINGS:
-        if env not in os.environ and mallopt(param, value) == 1:  # mallopt: 1 on success
-            applied.append(env.rstrip("_"))
-    return applied
+        name = env.rstrip("_")
+        if env not in os.environ and name not in _applied and mallopt(param, value) == 1:
+            _applied.append(name)  # mallopt answers 1 on success
+    return applied()
+
+
+def applied() -> list[str]:
+    """The settings this process applied (a worker reports them in its stats)."""
+    return list(_applied)
 
 
 def _mallopt() -> Callable[[int, int], int] | None:
