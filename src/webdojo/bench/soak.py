@@ -68,6 +68,7 @@ class SoakConfig:
     samples: int = 20  # RSS / open files samples over the run
     recovery_timeout_s: float = 90.0  # a fault not recovered by then counts as not recovered
     spare_browser: bool = True  # serve with --spare-browser (a browser launched ahead)
+    max_worker_sessions: int = 0  # serve with --max-worker-sessions (0: workers are kept)
 
     def __post_init__(self) -> None:
         if self.steps < 1 or self.sessions < 1 or self.workers < 1:
@@ -247,6 +248,8 @@ async def run_soak(config: SoakConfig | None = None, log: Log | None = None) -> 
             "--navigation-timeout", str(config.navigation_timeout_s),
         ]  # fmt: skip
         args += ["--spare-browser"] if config.spare_browser else []
+        if config.max_worker_sessions:
+            args += ["--max-worker-sessions", str(config.max_worker_sessions)]
         with FaultSite() as site:
             # The fault site is on loopback, which the network policy blocks unless allowed.
             args += ["--allow-host", site.origin]

@@ -86,6 +86,8 @@ SERVE_HELP = {
     "a dead or recycled browser is replaced without a launch (about 130 MB per worker)",
     "max_download_mb": "MB a session's downloads may hold together; past it, refused",
     "max_downloads": "files a session may download; past it, refused",
+    "max_worker_sessions": "replace a worker (--workers N or --ray) after it has created this "
+    "many sessions; its own sessions finish on it first. Bounds a long run's memory; 0 = never",
 }
 
 
@@ -229,6 +231,7 @@ def serve(
     spare_browser: Annotated[bool, typer.Option(help=SERVE_HELP["spare_browser"])] = False,
     max_download_mb: Annotated[float, typer.Option(help=SERVE_HELP["max_download_mb"])] = 50.0,
     max_downloads: Annotated[int, typer.Option(help=SERVE_HELP["max_downloads"])] = 20,
+    max_worker_sessions: Annotated[int, typer.Option(help=SERVE_HELP["max_worker_sessions"])] = 0,
 ) -> None:
     """Serve browser sessions over HTTP (OpenAPI at /openapi.json, metrics at /metrics)."""
     from webdojo.server.serve import serve as run_server
@@ -252,6 +255,7 @@ def serve(
             spare_browser=spare_browser,
             max_download_mb=max_download_mb,
             max_downloads=max_downloads,
+            max_worker_sessions=max_worker_sessions,
         )
     except WebdojoError as exc:
         raise _fail(exc) from exc

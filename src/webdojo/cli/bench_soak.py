@@ -33,6 +33,9 @@ def bench_soak(
     spare_browser: Annotated[
         bool, typer.Option(help="serve with --spare-browser, as a long run should")
     ] = True,
+    max_worker_sessions: Annotated[
+        int, typer.Option(help="serve with --max-worker-sessions: replace workers after N")
+    ] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
 ) -> None:
     """Run episodes through `webdojo serve` while killing tabs, browsers, workers and the
@@ -51,6 +54,7 @@ def bench_soak(
             faults=parse_faults(faults),
             seed=seed,
             spare_browser=spare_browser,
+            max_worker_sessions=max_worker_sessions,
         )
     except (ConfigError, ValueError) as exc:
         console.print(f"[red]error[/red] {escape(str(exc))}")

@@ -85,9 +85,11 @@ def serve(
     spare_browser: bool = False,
     max_download_mb: float = 50.0,
     max_downloads: int = 20,
+    max_worker_sessions: int = 0,
 ) -> None:
     """Serve until interrupted (Ctrl-C / SIGTERM close every session and the pool).
-    ``spare_browser``: each worker keeps a browser launched ahead (``WorkerConfig``)."""
+    ``spare_browser``: each worker keeps a browser launched ahead (``WorkerConfig``).
+    ``max_worker_sessions``: each worker is replaced after that many sessions (0: never)."""
     check_exposure(host, token)
     tune_allocator()  # before the sites' and uvicorn's threads start
     task_set = load_spec(tasks)
@@ -105,6 +107,15 @@ def serve(
         ),
     )
     pool_options = dict(pool_options or {})
+    if max_worker_sessions < 0:
+        raise ConfigError(f"--max-worker-sessions must be 0 or more, not {max_worker_sessions}")
+    if max_worker_sessions and workers == 0 and ray_address is None:
+        raise ConfigError(
+            "--max-worker-sessions needs --workers N or --ray: the server's "
+            "own process (--workers 0) cannot be replaced"
+        )
+    if max_worker_sessions:
+        pool_options["max_worker_sessions"] = max_worker_sessions
     if spare_browser and workers > 0:  # the in-process pool (0) has no worker to configure
         worker = pool_options.get("worker") or WorkerConfig()
         pool_options["worker"] = dataclasses.replace(worker, spare_browser=True)

@@ -11,6 +11,7 @@ opened/ended) are counted as they happen.
     webdojo_queue_depth{op}                 gauge     per operation type, all workers
     webdojo_workers / webdojo_workers_alive gauge
     webdojo_worker_restarts_total           counter   from the pool
+    webdojo_workers_retired_total           counter   planned replacements, from the pool
     webdojo_operation_seconds{op}           histogram create | step | observe | final_state | close
     webdojo_errors_total{code}              counter   every error response, by stable code
     webdojo_sessions_opened_total           counter
@@ -70,6 +71,11 @@ class _Live(Collector):
         )
         yield CounterMetricFamily(
             "webdojo_worker_restarts", "Worker (or browser) restarts", value=stats.restarts
+        )
+        yield CounterMetricFamily(
+            "webdojo_workers_retired",
+            "Workers replaced after --max-worker-sessions sessions",
+            value=stats.retired,
         )
 
 

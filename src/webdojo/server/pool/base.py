@@ -26,13 +26,16 @@ from webdojo.observation import FinalState, Observation, ObservationOptions
 class WorkerStatus:
     """One worker as health reports it."""
 
-    state: str  # the worker: "ready", "starting", "dead" (being replaced) or "closed"
+    # the worker: "ready", "starting", "dead" or "retiring" (being replaced), or "closed"
+    state: str
     browser: str  # its browser: "alive", "recycling", "dead", "relaunching", "none", "unknown"
     sessions: int
 
     @property
     def healthy(self) -> bool:
-        # a planned recycle is healthy: creates wait a moment for the next browser
+        # a planned recycle is healthy: creates wait a moment for the next browser or worker
+        if self.state == "retiring":
+            return True
         return self.state == "ready" and self.browser in ("alive", "recycling")
 
 
@@ -42,6 +45,7 @@ class PoolStats:
     workers_alive: int
     sessions: int
     restarts: int  # worker restarts since the pool started
+    retired: int = 0  # workers replaced after max_worker_sessions sessions (planned)
     queue_depth: dict[str, int] = field(default_factory=dict)  # per operation type, all workers
     sessions_by_worker: dict[str, int] = field(default_factory=dict)
     by_worker: dict[str, WorkerStatus] = field(default_factory=dict)  # for health

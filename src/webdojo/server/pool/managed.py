@@ -17,8 +17,12 @@ actors) are this class plus how a worker is started (``_spawn_worker``).
   keep dying young. The pool itself never goes down with a worker.
 * Browser death: the worker lives on and launches another Chromium; the dead browser's
   sessions raise ``SessionLost`` too.
+* Retirement (``max_worker_sessions``): a worker that has created that many sessions is
+  replaced as a dead one is, but it is not killed: its sessions run to their end on it while a
+  new worker takes new ones, and it stops once the last of them closes. No session is lost.
 
-A slot's lifecycle (``SlotState``): STARTING -> READY -> DEAD -> READY ... -> CLOSED.
+A slot's lifecycle (``SlotState``): STARTING -> READY -> DEAD or RETIRING -> READY ... ->
+CLOSED. Slots and their workers (``Generation``) are in ``slots.py``.
 """
 
 from __future__ import annotations
@@ -28,76 +32,29 @@ import contextlib
 import logging
 import time
 from abc import abstractmethod
-from dataclasses import dataclass, field
-from enum import StrEnum
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic
 
 from webdojo.actions import Action
 from webdojo.background import Background
 from webdojo.browser.options import SessionOptions
 from webdojo.errors import BrowserClosed, InfraError, SessionLost, UnknownSession, WebdojoError
 from webdojo.observation import FinalState, Observation, ObservationOptions
-from webdojo.server.pool.base import Pool, PoolStats, WorkerStatus
-from webdojo.server.worker.config import RPC_MARGIN_S, WorkerConfig
-from webdojo.server.worker.handle import WorkerGone, WorkerHandle, WorkerTimeout
+from webdojo.server.pool.base import Pool, PoolStats
+from webdojo.server.pool.slots import (
+    Generation,
+    H,
+    ManagedPoolConfig,
+    Placement,
+    Slot,
+    SlotState,
+    status,
+)
+from webdojo.server.worker.handle import WorkerGone, WorkerTimeout
 from webdojo.server.worker.queues import Op
 
 _log = logging.getLogger(__name__)
 
-H = TypeVar("H", bound=WorkerHandle)
-
-
-@dataclass(frozen=True)
-class ManagedPoolConfig:
-    """What every managed pool has: its workers, and how it watches and replaces them."""
-
-    workers: int = 2  # workers (processes or actors), one Chromium each
-    worker: WorkerConfig = field(default_factory=WorkerConfig)  # what each worker runs
-    start_timeout_s: float = 120.0  # a worker must be placed, launch its browser and answer
-    rpc_margin_s: float = RPC_MARGIN_S  # added to a worker's own deadline for each call
-    heartbeat_interval_s: float = 1.0  # how often each worker's stats are fetched
-    heartbeat_timeout_s: float = 30.0  # a worker silent this long is hung: killed, replaced
-    restart_backoff_s: float = 0.5  # first delay before replacing a worker that died young
-    max_restart_backoff_s: float = 30.0
-    young_s: float = 10.0  # a worker that dies sooner than this after starting "died young"
-
-
-class SlotState(StrEnum):
-    STARTING = "starting"  # no worker yet (the pool is not started)
-    READY = "ready"
-    DEAD = "dead"  # the worker died or was killed as hung; a replacement is on the way
-    CLOSED = "closed"  # the pool is closed
-
-
-@dataclass
-class Slot(Generic[H]):
-    """A worker position; its worker is replaced when it dies."""
-
-    index: int
-    name: str  # the worker id of its sessions, kept across replacements
-    state: SlotState = SlotState.STARTING
-    handle: H | None = None  # the current worker
-    generation: int = 0
-    sessions: set[str] = field(default_factory=set)  # sessions of the current worker
-    creating: int = 0  # creates in flight (placement counts them)
-    started_at: float = 0.0
-    failures: int = 0  # consecutive young deaths or failed starts (restart backoff)
-    restarting: asyncio.Task[None] | None = None
-    last_stats: dict[str, Any] = field(default_factory=dict)  # the current worker's, if any
-
-    @property
-    def alive(self) -> bool:
-        return self.state is SlotState.READY
-
-    def load(self) -> int:
-        return len(self.sessions) + self.creating
-
-
-@dataclass(frozen=True)
-class _Placement(Generic[H]):
-    slot: Slot[H]
-    generation: int  # a session lives only as long as the worker that created it
-    options: SessionOptions
+__all__ = ["ManagedPool", "ManagedPoolConfig", "Slot"]
 
 
 class ManagedPool(Pool, Generic[H]):
@@ -109,11 +66,13 @@ class ManagedPool(Pool, Generic[H]):
     def __init__(self, config: ManagedPoolConfig, prefix: str) -> None:
         self.config = config
         self._slots: list[Slot[H]] = [Slot(i, f"{prefix}-{i}") for i in range(config.workers)]
-        self._placements: dict[str, _Placement[H]] = {}
+        self._placements: dict[str, Placement[H]] = {}
         self._restarts = 0
+        self._retired = 0
         self._heartbeat: asyncio.Task[None] | None = None
         self._closing = False
         self._orphans = Background()  # sessions closed for callers who went away
+        self._stopping = Background()  # retired workers stopped once their sessions closed
 
     @abstractmethod
     async def _spawn_worker(self, slot: Slot[H], generation: int) -> H:
@@ -134,60 +93,98 @@ class ManagedPool(Pool, Generic[H]):
         self._heartbeat = asyncio.create_task(self._beat())
 
     async def aclose(self) -> None:
-        """Stop every worker (its browser first)."""
+        """Stop every worker (its browser first), the draining ones too."""
         self._closing = True
         tasks = [t for t in [self._heartbeat, *(s.restarting for s in self._slots)] if t]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         await asyncio.gather(*(self._stop(slot) for slot in self._slots), return_exceptions=True)
+        await self._stopping.wait()
         self._placements.clear()
 
     async def _spawn(self, slot: Slot[H]) -> None:
-        generation = slot.generation + 1
-        handle = await self._spawn_worker(slot, generation)
+        number = slot.generation + 1
+        handle = await self._spawn_worker(slot, number)
         if self._closing:
             await handle.stop()
             return
-        slot.handle, slot.generation, slot.sessions = handle, generation, set()
+        slot.current, slot.generation = Generation(number, handle), number
         slot.last_stats = {}
-        slot.started_at = time.monotonic()
         slot.state = SlotState.READY
 
     async def _stop(self, slot: Slot[H]) -> None:
-        handle, slot.handle = slot.handle, None
+        workers = [g for g in [slot.current, *slot.retired] if g is not None]
+        slot.current, slot.retired = None, []
         slot.state = SlotState.CLOSED
-        if handle is not None:
-            await handle.stop()
+        for worker in workers:
+            worker.gone = True
+        await asyncio.gather(*(w.handle.stop() for w in workers), return_exceptions=True)
 
-    def _worker_died(self, handle: WorkerHandle) -> None:
+    def _worker_died(self, handle: Any) -> None:
         """For handles that see their own death (a process whose socket closed)."""
-        slot = next((s for s in self._slots if s.handle is handle), None)
-        if slot is not None:
-            self._lost(slot, slot.generation, "died")
+        for slot in self._slots:
+            for worker in [slot.current, *slot.retired]:
+                if worker is not None and worker.handle is handle:
+                    self._lost(slot, worker, "died")
+                    return
 
-    def _lost(self, slot: Slot[H], generation: int, why: str) -> None:
-        """The worker of ``slot`` (generation ``generation``) died or hangs: kill it, forget
-        its sessions and start a replacement."""
-        if slot.generation != generation or slot.state is not SlotState.READY:
+    def _lost(self, slot: Slot[H], worker: Generation[H], why: str) -> None:
+        """``worker`` of ``slot`` died or hangs: kill it and forget its sessions; if it was
+        the slot's current worker, start a replacement."""
+        if worker.gone:
             return  # already handled
-        assert slot.handle is not None
+        retired = worker is not slot.current
         _log.warning(
-            "worker %s (%s) %s with %d sessions; replacing it",
+            "worker %s (%s) %s with %d sessions; %s",
             slot.name,
-            slot.handle.label,
+            worker.handle.label,
             why,
-            len(slot.sessions),
+            len(worker.sessions),
+            "it was draining" if retired else "replacing it",
         )
+        worker.gone = True
+        worker.handle.kill()
+        worker.sessions = set()  # their placements name a gone worker: SessionLost
+        if retired:
+            if worker in slot.retired:
+                slot.retired.remove(worker)
+            return
         slot.state = SlotState.DEAD
-        slot.handle.kill()
-        slot.sessions = set()  # their placements name a dead generation: SessionLost
-        young = time.monotonic() - slot.started_at < self.config.young_s
+        young = time.monotonic() - worker.started_at < self.config.young_s
         slot.failures = slot.failures + 1 if young else 0
+        self._replace(slot)
+
+    def _retire(self, slot: Slot[H]) -> None:
+        """The slot's worker has served its share: a new one takes new sessions, and this
+        one stops once its own sessions have closed."""
+        worker = slot.current
+        assert worker is not None
+        _log.info(
+            "worker %s (%s) retires after %d sessions",
+            slot.name,
+            worker.handle.label,
+            worker.served,
+        )
+        slot.retired.append(worker)
+        slot.current, slot.state = None, SlotState.RETIRING
+        slot.failures = 0
+        self._retired += 1
+        self._replace(slot)
+        self._stop_if_drained(slot, worker)
+
+    def _replace(self, slot: Slot[H]) -> None:
         if not self._closing and (slot.restarting is None or slot.restarting.done()):
             slot.restarting = asyncio.create_task(self._restart(slot))
 
+    def _stop_if_drained(self, slot: Slot[H], worker: Generation[H]) -> None:
+        if worker in slot.retired and worker.idle():
+            slot.retired.remove(worker)
+            worker.gone = True
+            self._stopping.spawn(worker.handle.stop(), quiet=True)
+
     async def _restart(self, slot: Slot[H]) -> None:
+        planned = slot.state is SlotState.RETIRING  # not a restart: nothing failed
         while not self._closing:
             delay = 0.0
             if slot.failures:
@@ -199,27 +196,27 @@ class ManagedPool(Pool, Generic[H]):
                 _log.warning("worker %s did not restart: %s", slot.name, exc)
                 slot.failures += 1
                 continue
-            self._restarts += 1
+            self._restarts += 0 if planned else 1
             return
 
     async def _beat(self) -> None:
         """Fetch each worker's stats (queue depths for ``stats()``); find dead and hung ones."""
         while True:
             await asyncio.sleep(self.config.heartbeat_interval_s)
-            await asyncio.gather(*(self._poll(slot, handle) for slot, handle in self._live()))
+            live = [(s, s.current) for s in self._slots if s.alive and s.current is not None]
+            await asyncio.gather(*(self._poll(slot, worker) for slot, worker in live))
 
-    async def _poll(self, slot: Slot[H], handle: H) -> None:
-        generation = slot.generation
+    async def _poll(self, slot: Slot[H], worker: Generation[H]) -> None:
         try:
-            stats = await handle.call("stats", timeout=self.config.heartbeat_timeout_s)
+            stats = await worker.handle.call("stats", timeout=self.config.heartbeat_timeout_s)
         except WorkerTimeout:
-            self._lost(slot, generation, "did not answer its heartbeat")
+            self._lost(slot, worker, "did not answer its heartbeat")
         except WorkerGone:
-            self._lost(slot, generation, "died")
+            self._lost(slot, worker, "died")
         except WebdojoError as exc:
             _log.warning("heartbeat of worker %s failed: %s", slot.name, exc)
         else:
-            if slot.generation == generation:  # not a replaced worker's late answer
+            if slot.current is worker:  # not a replaced worker's late answer
                 slot.last_stats = stats
 
     # --- operations ---------------------------------------------------------------------------
@@ -228,22 +225,31 @@ class ManagedPool(Pool, Generic[H]):
         self, start_url: str, session: SessionOptions, observation: ObservationOptions
     ) -> tuple[str, str, Observation]:
         slot = await self._place()
-        placement = _Placement(slot, slot.generation, session)
-        slot.creating += 1
+        assert slot.current is not None
+        placement = Placement(slot, slot.current, session)
+        worker = placement.worker
+        worker.creating += 1
         call = asyncio.ensure_future(
             self._call(placement, "create", start_url, session, observation)
         )
+        session_id: str | None = None
         try:
             session_id, first = await asyncio.shield(call)
         except asyncio.CancelledError:  # our caller gave up; the worker may still succeed
             call.add_done_callback(lambda done: self._close_orphan(placement, done))
             raise
         finally:
-            slot.creating -= 1
-        if slot.generation != placement.generation or not slot.alive:  # died as it answered
+            worker.creating -= 1
+            if session_id is not None and not worker.gone:
+                self._placements[session_id] = placement
+                worker.sessions.add(session_id)
+                worker.served += 1
+            self._stop_if_drained(slot, worker)
+        if session_id not in self._placements:  # its worker died as it answered
             raise SessionLost(f"worker {slot.name} died as the session was created")
-        self._placements[session_id] = placement
-        slot.sessions.add(session_id)
+        limit = self.config.max_worker_sessions
+        if limit and worker.served >= limit and worker is slot.current and slot.alive:
+            self._retire(slot)
         return session_id, slot.name, first
 
     async def step(
@@ -268,9 +274,12 @@ class ManagedPool(Pool, Generic[H]):
         placement = self._placements.pop(session_id, None)
         if placement is None:
             raise UnknownSession(f"no session {session_id!r}")
-        placement.slot.sessions.discard(session_id)
-        with contextlib.suppress(SessionLost):
-            await self._call(placement, "close", session_id)
+        placement.worker.sessions.discard(session_id)
+        try:
+            with contextlib.suppress(SessionLost):
+                await self._call(placement, "close", session_id)
+        finally:
+            self._stop_if_drained(placement.slot, placement.worker)
 
     # --- reporting ----------------------------------------------------------------------------
 
@@ -283,11 +292,12 @@ class ManagedPool(Pool, Generic[H]):
         return PoolStats(
             workers=len(self._slots),
             workers_alive=len(alive),
-            sessions=sum(len(s.sessions) for s in alive),
+            sessions=sum(s.sessions() for s in self._slots),
             restarts=self._restarts,
+            retired=self._retired,
             queue_depth=depth,
-            sessions_by_worker={s.name: len(s.sessions) for s in self._slots},
-            by_worker={s.name: _status(s) for s in self._slots},
+            sessions_by_worker={s.name: s.sessions() for s in self._slots},
+            by_worker={s.name: status(s) for s in self._slots},
         )
 
     async def worker_stats(self) -> dict[str, dict[str, Any]]:
@@ -305,7 +315,7 @@ class ManagedPool(Pool, Generic[H]):
         """The live slots with their workers."""
         return [(s, s.handle) for s in self._slots if s.alive and s.handle is not None]
 
-    def _close_orphan(self, placement: _Placement[H], done: asyncio.Future[Any]) -> None:
+    def _close_orphan(self, placement: Placement[H], done: asyncio.Future[Any]) -> None:
         """A session created for a caller who went away: close it on its worker."""
         if done.cancelled() or done.exception() is not None:
             return
@@ -323,20 +333,20 @@ class ManagedPool(Pool, Generic[H]):
                 raise InfraError(f"no {self.worker_kind} is alive to take a new session")
             await asyncio.sleep(0.05)
 
-    def _placement(self, session_id: str) -> _Placement[H]:
+    def _placement(self, session_id: str) -> Placement[H]:
         placement = self._placements.get(session_id)
         if placement is None:
             raise UnknownSession(f"no session {session_id!r}")
         return placement
 
-    async def _call(self, placement: _Placement[H], method: str, *args: Any) -> Any:
-        slot, generation, handle = placement.slot, placement.generation, placement.slot.handle
-        if slot.generation != generation or not slot.alive or handle is None:
+    async def _call(self, placement: Placement[H], method: str, *args: Any) -> Any:
+        slot, worker = placement.slot, placement.worker
+        if worker.gone:
             raise SessionLost(f"worker {slot.name} died; the session is gone", cause="worker_died")
         timeout = self.config.worker.deadline_s(method, placement.options)
         timeout += self.config.rpc_margin_s
         try:
-            return await handle.call(method, *args, timeout=timeout)
+            return await worker.handle.call(method, *args, timeout=timeout)
         except BrowserClosed as exc:  # the worker lives on and relaunches its browser
             if method == "create":
                 raise
@@ -346,18 +356,12 @@ class ManagedPool(Pool, Generic[H]):
                 f"the browser hosting this session died: {exc.message}", cause="browser_closed"
             ) from exc
         except WorkerGone as exc:
-            self._lost(slot, generation, "died")
+            self._lost(slot, worker, "died")
             raise SessionLost(
                 f"worker {slot.name} died during {method}", cause="worker_died"
             ) from exc
         except WorkerTimeout as exc:
-            self._lost(slot, generation, f"did not answer {method} within {timeout:g} s")
+            self._lost(slot, worker, f"did not answer {method} within {timeout:g} s")
             raise SessionLost(
                 f"worker {slot.name} did not answer {method} in time; it was replaced"
             ) from exc
-
-
-def _status(slot: Slot[Any]) -> WorkerStatus:
-    """A worker's health: its slot's state, and its browser as of the last heartbeat."""
-    browser = slot.last_stats.get("browser_state", "unknown") if slot.alive else "none"
-    return WorkerStatus(state=slot.state.value, browser=browser, sessions=len(slot.sessions))

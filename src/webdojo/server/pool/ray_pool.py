@@ -162,7 +162,7 @@ class RayPool(ManagedPool[RayWorker]):
         """Sessions per Ray node id (live workers only)."""
         counts: Counter[str] = Counter()
         for slot, worker in self._live():
-            counts[_node(worker)] += len(slot.sessions)
+            counts[_node(worker)] += len(slot.current.sessions) if slot.current else 0
         return dict(counts)
 
     def actor_names(self) -> dict[str, str]:
