@@ -56,11 +56,12 @@ def test_lost_and_duplicated_count_store_lines(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.timeout(540)  # about 90 s alone; a loaded machine can triple it
 def test_soak_two_minutes_every_fault_recovers() -> None:
-    """About 2 minutes: 300+ steps through `webdojo serve` (2 workers) while every fault kind
-    fires on a seeded schedule; nothing acknowledged is lost or stored twice, every fault
-    recovers, and nothing is left behind."""
+    """About 2 minutes: 300+ steps through `webdojo serve` (2 workers, each retired after 8
+    sessions) while every fault kind fires on a seeded schedule; nothing acknowledged is lost
+    or stored twice, every fault recovers, and nothing is left behind."""
     proc = webdojo(
-        "bench", "soak", "--steps", 300, "--sessions", 4, "--faults", EVERY_KIND, "--json",
+        "bench", "soak", "--steps", 300, "--sessions", 4, "--faults", EVERY_KIND,
+        "--max-worker-sessions", 8, "--json",
         timeout=480,
     )  # fmt: skip
     result = last_json(proc)
@@ -71,6 +72,10 @@ def test_soak_two_minutes_every_fault_recovers() -> None:
         assert result["recovered"].get(kind, 0) == result["faults"][kind], (kind, result)
     assert result["defunct"] == 0 and result["leftover_processes"] == 0, result["notes"]
     assert result["leftover_dirs"] == 0, result["leftover_names"]
+    # 300 steps are about 30 episodes: each worker slot retires at least once, and the
+    # sessions a retired worker still hosted finished on it (nothing lost, above).
+    assert result["workers_retired"] >= 2, result["workers_retired"]
+    assert result["config"]["max_worker_sessions"] == 8
     assert result["tab_crash_hits"] <= result["recovered"]["tab_crash"]
     crashes = result["tab_crashes"]
     assert all(

@@ -83,6 +83,7 @@ class SoakServer:
         self.port = 0
         self.proc: ServerProcess | None = None
         self.restarting = False
+        self.retired_before = 0  # workers retired by the servers killed so far
 
     @property
     def pid(self) -> int:
@@ -102,6 +103,7 @@ class SoakServer:
         """SIGKILL the server (nothing of it gets to clean up), then start it again."""
         assert self.proc is not None
         self.restarting = True
+        self.retired_before += self.retired_now()
         try:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.proc.pid, signal.SIGKILL)
@@ -113,6 +115,14 @@ class SoakServer:
     def stop(self) -> None:
         if self.proc is not None:
             self.proc.stop()
+
+    def retired_now(self) -> int:
+        """Workers the running server has retired (``--max-worker-sessions``)."""
+        try:
+            health = httpx.get(f"{self.url}/v1/health", timeout=5.0).json()
+        except (httpx.HTTPError, ValueError):
+            return 0
+        return int(health.get("workers_retired", 0))
 
 
 class ProcessWatch:
@@ -259,6 +269,8 @@ async def run_soak(config: SoakConfig | None = None, log: Log | None = None) -> 
             server.start()
             try:
                 await _run(config, server, watch, site, tmp, result, say, started)
+                retired = await asyncio.to_thread(server.retired_now)
+                result.workers_retired = server.retired_before + retired
             finally:
                 server.stop()
         await _leftovers(watch, scratch, result)

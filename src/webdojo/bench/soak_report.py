@@ -83,6 +83,7 @@ class SoakResult:
     python_open_files_growth_per_h: float | None = None
     python_rss_growth_late_mb_per_h: float | None = None  # over the later half of the samples
     server_rss_growth_mb_per_h: float | None = None  # the server process alone
+    workers_retired: int = 0  # workers replaced after --max-worker-sessions, all servers
     defunct: int = 0  # zombie processes of the server's trees at the end
     leftover_processes: int = 0  # processes of the server's trees still running at the end
     leftover_dirs: int = 0  # entries left in the server's private temporary directory
@@ -164,6 +165,7 @@ class SoakResult:
             "server_rss_growth_mb_per_h": self.server_rss_growth_mb_per_h,
             "samples": len(self.samples),
             "sample_series": self.samples[:50],
+            "workers_retired": self.workers_retired,
             "defunct": self.defunct,
             "leftover_processes": self.leftover_processes,
             "leftover_dirs": self.leftover_dirs,
@@ -229,6 +231,7 @@ def soak_table(result: SoakResult) -> Table:
             "",
             None,
         ),
+        ("workers retired (--max-worker-sessions)", str(result.workers_retired), "", None),
         ("defunct processes", str(result.defunct), "0", result.defunct == 0),
         ("leftover processes", str(result.leftover_processes), "0", not result.leftover_processes),
         ("leftover temp dirs", str(result.leftover_dirs), "0", result.leftover_dirs == 0),

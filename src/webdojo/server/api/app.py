@@ -256,6 +256,8 @@ def _status_routes(app: FastAPI, service: SessionService, metrics: ServerMetrics
             workers=stats.workers,
             workers_alive=stats.workers_alive,
             browsers_alive=sum(w.browser == "alive" for w in stats.by_worker.values()),
+            worker_restarts=stats.restarts,
+            workers_retired=stats.retired,
             by_worker=workers,
         )
 

@@ -175,7 +175,10 @@ class WorkerHealth(_Wire):
     """One worker in ``/v1/health``."""
 
     worker: str
-    state: str = Field(description='the worker: "ready", "starting", "dead" (being replaced)')
+    state: str = Field(
+        description='the worker: "ready", "starting", "dead" (being replaced), "retiring" '
+        "(replaced after --max-worker-sessions; its sessions finish on it)"
+    )
     browser: str = Field(
         description='its browser: "alive", "recycling" (a planned relaunch), "dead", '
         '"relaunching" (after a death), "none" or "unknown"'
@@ -195,4 +198,6 @@ class Health(_Wire):
     workers: int
     workers_alive: int
     browsers_alive: int = 0  # workers whose browser is alive
+    worker_restarts: int = 0  # workers restarted after a death or a hang, since the start
+    workers_retired: int = 0  # workers replaced after --max-worker-sessions, since the start
     by_worker: list[WorkerHealth] = Field(default_factory=list)
