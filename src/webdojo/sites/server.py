@@ -15,6 +15,7 @@ from collections import OrderedDict
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import unquote, urlsplit
 
 from webdojo.local_http import LOOPBACK, LoopbackHTTPServer
@@ -133,7 +134,7 @@ class FileCache:
     served responses go past ``max_bytes`` (many generated sites)."""
 
     def __init__(self, max_bytes: int = 64 * 2**20) -> None:
-        self._entries: OrderedDict[tuple[Path, str | None], _Entry] = OrderedDict()
+        self._entries: OrderedDict[tuple[Path, str | None], _Cached] = OrderedDict()
         self._bytes = 0
         self._max_bytes = max_bytes
         self._lock = threading.Lock()
@@ -144,12 +145,12 @@ class FileCache:
         key = (target, snippet)
         with self._lock:
             cached = self._entries.get(key)
-            if cached is not None and cached[0] == version:
+            if cached is not None and cached.version == version:
                 self._entries.move_to_end(key)
-                return cached[1]
+                return cached.response
         response = _response(target, snippet)
         with self._lock:
-            self._put(key, (version, response))
+            self._put(key, _Cached(version, response))
         return response
 
     def cached(self) -> list[tuple[Path, str | None]]:
@@ -157,18 +158,25 @@ class FileCache:
         with self._lock:
             return list(self._entries)
 
-    def _put(self, key: tuple[Path, str | None], entry: _Entry) -> None:
+    def _put(self, key: tuple[Path, str | None], entry: _Cached) -> None:
         old = self._entries.pop(key, None)
         if old is not None:
-            self._bytes -= len(old[1][0])
+            self._bytes -= len(old.response.body)
         self._entries[key] = entry
-        self._bytes += len(entry[1][0])
+        self._bytes += len(entry.response.body)
         while self._bytes > self._max_bytes and len(self._entries) > 1:
-            self._bytes -= len(self._entries.popitem(last=False)[1][1][0])
+            self._bytes -= len(self._entries.popitem(last=False)[1].response.body)
 
 
-_Response = tuple[bytes, str, str]  # body, content type, ETag
-_Entry = tuple[tuple[int, int, int], _Response]  # (mtime_ns, size, inode) when read
+class _Response(NamedTuple):
+    body: bytes  # with the site's snippet
+    ctype: str
+    etag: str
+
+
+class _Cached(NamedTuple):
+    version: tuple[int, int, int]  # the file's (mtime_ns, size, inode) when it was read
+    response: _Response
 
 
 def _response(target: Path, snippet: str | None) -> _Response:
@@ -178,7 +186,7 @@ def _response(target: Path, snippet: str | None) -> _Response:
     body = target.read_bytes()
     if snippet and ctype.startswith("text/html"):
         body = with_injected(body, snippet)
-    return body, ctype, f'"{hashlib.blake2b(body, digest_size=12).hexdigest()}"'
+    return _Response(body, ctype, f'"{hashlib.blake2b(body, digest_size=12).hexdigest()}"')
 
 
 def _site_of(url_path: str) -> str:

@@ -49,7 +49,7 @@ from webdojo.server.pool.slots import (
     SlotState,
     status,
 )
-from webdojo.server.worker.handle import WorkerGone, WorkerTimeout
+from webdojo.server.worker.handle import WorkerGone, WorkerHandle, WorkerTimeout
 from webdojo.server.worker.queues import Op
 
 _log = logging.getLogger(__name__)
@@ -121,7 +121,7 @@ class ManagedPool(Pool, Generic[H]):
             worker.gone = True
         await asyncio.gather(*(w.handle.stop() for w in workers), return_exceptions=True)
 
-    def _worker_died(self, handle: Any) -> None:
+    def _worker_died(self, handle: WorkerHandle) -> None:
         """For handles that see their own death (a process whose socket closed)."""
         for slot in self._slots:
             for worker in [slot.current, *slot.retired]:
