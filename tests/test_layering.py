@@ -84,7 +84,6 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
         "server.api",
         "server.pool",
         "server.worker.config",  # --spare-browser configures each worker
-        "server.worker.allocator",  # the server process tunes malloc as its workers do
     ),
     "server.child_process": CORE,
     "taskgen": (*CORE, "models", "tasks"),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import platform
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 
@@ -43,13 +42,6 @@ async def pool() -> AsyncIterator[LocalPool]:
     pids = [s["pid"] for s in (await local.worker_stats()).values()]
     await local.aclose()
     assert not any(psutil.pid_exists(pid) for pid in pids)  # stopped and reaped, no zombies
-
-
-async def test_worker_processes_tune_their_allocator(pool: LocalPool) -> None:
-    if platform.libc_ver()[0] != "glibc" or "MALLOC_ARENA_MAX" in os.environ:
-        pytest.skip("the settings are glibc's own, and a user's own setting is kept")
-    for stats in (await pool.worker_stats()).values():
-        assert stats["allocator"] == ["MALLOC_ARENA_MAX", "MALLOC_MMAP_THRESHOLD"]
 
 
 async def open_sessions(pool: LocalPool, site: Site, n: int) -> dict[str, list[str]]:

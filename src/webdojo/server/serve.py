@@ -23,7 +23,6 @@ from webdojo.browser.options import SessionOptions
 from webdojo.errors import ConfigError
 from webdojo.server.api.app import ServerSettings, create_app
 from webdojo.server.pool.base import Pool
-from webdojo.server.worker.allocator import tune_allocator
 from webdojo.server.worker.config import WorkerConfig
 from webdojo.tasks.loader import load_spec
 
@@ -91,7 +90,6 @@ def serve(
     ``spare_browser``: each worker keeps a browser launched ahead (``WorkerConfig``).
     ``max_worker_sessions``: each worker is replaced after that many sessions (0: never)."""
     check_exposure(host, token)
-    tune_allocator()  # before the sites' and uvicorn's threads start
     task_set = load_spec(tasks)
     settings = ServerSettings(
         max_sessions=max_sessions,

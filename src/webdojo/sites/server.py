@@ -129,9 +129,8 @@ def _make_handler(roots: dict[str, Path], injects: dict[str, str]) -> type[BaseH
 class FileCache:
     """Each file's response (body with the site's snippet, content type, ETag), read once and
     read again when its size, modification time or inode changes (a generator rewrites it).
-    Reading and hashing every file per request made a large short-lived block per request in
-    the serving thread's heap; a long-lived server's heaps grew with them. The least recently
-    served responses go past ``max_bytes`` (many generated sites)."""
+    Every page load asks for the same few files, which were read and hashed per request. The
+    least recently served responses go past ``max_bytes`` (many generated sites)."""
 
     def __init__(self, max_bytes: int = 64 * 2**20) -> None:
         self._entries: OrderedDict[tuple[Path, str | None], _Cached] = OrderedDict()

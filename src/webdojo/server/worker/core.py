@@ -39,7 +39,6 @@ from webdojo.errors import (
     WebdojoError,
 )
 from webdojo.observation import FinalState, Observation, ObservationOptions
-from webdojo.server.worker import allocator
 from webdojo.server.worker.browsers import Browsers, ManagedBrowser
 from webdojo.server.worker.config import WorkerConfig
 from webdojo.server.worker.queues import Op, OpQueues, QueueMode
@@ -164,7 +163,6 @@ class Worker:
             "overtime": self._queues.overtime(),  # running past lend_after_s, slot lent
             "completed": {op.value: self._queues.completed[op] for op in Op},
             **self._browsers.stats(),
-            "allocator": allocator.applied(),  # glibc settings of this process
         }
 
     async def aclose(self) -> None:

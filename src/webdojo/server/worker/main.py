@@ -17,7 +17,6 @@ from typing import Any
 
 from webdojo.errors import InternalError
 from webdojo.server.worker import ipc
-from webdojo.server.worker.allocator import tune_allocator
 from webdojo.server.worker.core import Worker, WorkerConfig
 
 # The Worker methods the pool may call; anything else is refused.
@@ -72,7 +71,6 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m webdojo.server.worker.main")
     parser.add_argument("--fd", type=int, required=True, help="the socket to the pool")
     args = parser.parse_args(argv)
-    tune_allocator()
     asyncio.run(run(args.fd))
 
 

@@ -33,7 +33,6 @@ from webdojo.browser.options import SessionOptions
 from webdojo.errors import InfraError, InternalError, WebdojoError
 from webdojo.observation import FinalState, Observation, ObservationOptions
 from webdojo.server.worker import scratch
-from webdojo.server.worker.allocator import tune_allocator
 from webdojo.server.worker.config import WorkerConfig
 from webdojo.server.worker.core import Worker
 from webdojo.server.worker.handle import WorkerGone, WorkerHandle, WorkerTimeout
@@ -48,7 +47,6 @@ class WorkerActor:
 
     def __init__(self, config: WorkerConfig, slot: str = "ray") -> None:
         # __init__ of an actor cannot await: the browser is launched by ``start``
-        tune_allocator()
         self._worker = Worker(config)
         self._slot = slot
         self._tmp = scratch.OwnTmpdir()
