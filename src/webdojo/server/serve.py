@@ -107,12 +107,12 @@ def serve(
     pool_options = dict(pool_options or {})
     if max_worker_sessions < 0:
         raise ConfigError(f"--max-worker-sessions must be 0 or more, not {max_worker_sessions}")
-    if max_worker_sessions and workers == 0 and ray_address is None:
-        raise ConfigError(
-            "--max-worker-sessions needs --workers N or --ray: the server's "
-            "own process (--workers 0) cannot be replaced"
-        )
     if max_worker_sessions:
+        if workers == 0 and ray_address is None:
+            raise ConfigError(
+                "--max-worker-sessions needs --workers N or --ray: the server's "
+                "own process (--workers 0) cannot be replaced"
+            )
         pool_options["max_worker_sessions"] = max_worker_sessions
     if spare_browser and workers > 0:  # the in-process pool (0) has no worker to configure
         worker = pool_options.get("worker") or WorkerConfig()

@@ -109,7 +109,7 @@ class ManagedPool(Pool, Generic[H]):
         if self._closing:
             await handle.stop()
             return
-        slot.current, slot.generation = Generation(number, handle), number
+        slot.current, slot.generation = Generation(handle), number
         slot.last_stats = {}
         slot.state = SlotState.READY
 

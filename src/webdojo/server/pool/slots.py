@@ -53,7 +53,6 @@ class SlotState(StrEnum):
 class Generation(Generic[H]):
     """One worker started in a slot, and the sessions it hosts."""
 
-    number: int  # 1 for the slot's first worker
     handle: H
     sessions: set[str] = field(default_factory=set)
     creating: int = 0  # creates in flight on it (placement counts them)
