@@ -7,6 +7,7 @@
   the settings a test needs (short leases, small limits).
 * ``server_process``: ``python -m webdojo.cli serve --workers 0`` as a child process,
   with a bearer token and room for 3 sessions.
+* ``site``: the worker and pool tests' site (``_pool_fixtures.py``), one per test module.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from _pool_fixtures import Site, serve_site
 
 from webdojo.asgi import ThreadServer
 from webdojo.browser.options import SessionOptions
@@ -116,3 +118,9 @@ def server_process() -> Iterator[ServerProcess]:
     args += ["--navigation-timeout", "5", "--action-timeout", "10"]
     with ServerProcess(args) as server:
         yield server
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[Site]:
+    with serve_site() as s:
+        yield s

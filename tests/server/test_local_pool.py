@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import psutil
 import pytest
-from _pool_fixtures import FAST, Site, serve_site, wait_until
+from _pool_fixtures import FAST, Site, wait_until
 
 from webdojo.actions import Click, Goto
 from webdojo.browser.options import SessionOptions
@@ -21,12 +21,6 @@ from webdojo.server.worker.core import WorkerConfig
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(240)]
 
 SHOT = ObservationOptions()
-
-
-@pytest.fixture(scope="module")
-def site() -> Iterator[Site]:
-    with serve_site() as s:
-        yield s
 
 
 @pytest.fixture(scope="module")

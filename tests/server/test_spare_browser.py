@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Iterator
 
 import psutil
 import pytest
-from _pool_fixtures import FAST, Site, serve_site, wait_until
+from _pool_fixtures import FAST, Site, wait_until
 
 from webdojo.actions import Click
 from webdojo.errors import BrowserClosed
@@ -21,12 +20,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
 SHOT = ObservationOptions()
 SPARE = WorkerConfig(warm_contexts=1, warm_options=FAST, spare_browser=True)
-
-
-@pytest.fixture(scope="module")
-def site() -> Iterator[Site]:
-    with serve_site() as s:
-        yield s
 
 
 def _alive(pid: int) -> bool:

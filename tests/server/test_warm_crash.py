@@ -4,10 +4,9 @@ page that works, never the crashed one (the warm pool drops crashed pages when i
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
 
 import pytest
-from _pool_fixtures import FAST, Site, serve_site, wait_until
+from _pool_fixtures import FAST, Site, wait_until
 from playwright.async_api import Error as PlaywrightError
 
 from webdojo.browser.session import SessionState
@@ -15,12 +14,6 @@ from webdojo.observation import ObservationOptions
 from webdojo.server.worker.core import Worker, WorkerConfig
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
-
-
-@pytest.fixture(scope="module")
-def site() -> Iterator[Site]:
-    with serve_site() as s:
-        yield s
 
 
 async def test_a_crashed_warm_page_is_not_handed_out(site: Site) -> None:

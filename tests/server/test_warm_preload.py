@@ -3,10 +3,8 @@ between episodes, replaced when episodes move to another URL, off with ``warm_pr
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from _pool_fixtures import FAST, Site, serve_site, wait_until
+from _pool_fixtures import FAST, Site, wait_until
 
 from webdojo.actions import Click
 from webdojo.observation import ObservationOptions
@@ -16,12 +14,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
 SHOT = ObservationOptions()
 ELEMENTS = ObservationOptions(elements=True)
-
-
-@pytest.fixture(scope="module")
-def site() -> Iterator[Site]:
-    with serve_site() as s:
-        yield s
 
 
 def _ready(worker: Worker, preloads: int) -> bool:

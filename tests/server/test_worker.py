@@ -8,12 +8,12 @@ import asyncio
 import functools
 import os
 import signal
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import psutil
 import pytest
-from _pool_fixtures import FAST, PATIENT, Site, serve_site, wait_until
+from _pool_fixtures import FAST, PATIENT, Site, wait_until
 
 from webdojo.actions import Click, Goto
 from webdojo.browser.options import SessionOptions
@@ -26,12 +26,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
 SHOT = ObservationOptions()
 ELEMENTS = ObservationOptions(elements=True)
-
-
-@pytest.fixture(scope="module")
-def site() -> Iterator[Site]:
-    with serve_site() as s:
-        yield s
 
 
 @pytest.fixture(scope="module")

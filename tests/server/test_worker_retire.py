@@ -6,11 +6,11 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import psutil
 import pytest
-from _pool_fixtures import FAST, PATIENT, Site, serve_site, wait_until
+from _pool_fixtures import FAST, PATIENT, Site, wait_until
 
 from webdojo.actions import Click, Goto
 from webdojo.errors import ConfigError, SessionLost
@@ -22,12 +22,6 @@ from webdojo.server.worker.core import WorkerConfig
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(240)]
 
 SHOT = ObservationOptions()
-
-
-@pytest.fixture(scope="module")
-def site() -> Iterator[Site]:
-    with serve_site() as s:
-        yield s
 
 
 @pytest.fixture
