@@ -100,6 +100,10 @@ def test_growth_is_measured_only_without_process_faults() -> None:
     pages = ",".join(f"{kind}=0" for kind in PROCESS_KINDS)
     assert growth_condition(parse_faults(pages)) == "page faults only"
     assert growth_condition(parse_faults(None)) is None
+    assert growth_condition(parse_faults("none"), 100) == (
+        "fault-free, workers retired after 100 sessions"
+    )
+    assert growth_condition(parse_faults(None), 100) is None
     result = SoakResult(warmup_steps=10)
     result.samples = [
         {"t": 0.0, "steps": 0, "rss_mb": 900.0, "open_files": 10.0},  # warm-up: ignored
@@ -123,6 +127,31 @@ def test_growth_is_measured_only_without_process_faults() -> None:
     assert result.to_json()["python_rss_growth_late_mb_per_h"] == 0.0
     result.growth(None)
     assert result.to_json()["growth_measured"] is None and result.rss_growth_mb_per_h is None
+
+
+def test_peak_growth_reads_through_the_sawtooth_of_retired_workers() -> None:
+    """Workers replaced every 4 samples: RSS climbs 30 MB and drops back. The peaks' slope is
+    0 where the peaks hold and 2 MB/h where a 2 MB/h trend lies under the sawtooth."""
+    for trend, want in ((0.0, 0.0), (2.0, 2.0)):
+        result = SoakResult()
+        result.samples = [
+            {"t": 60.0 * i, "steps": i, "rss_mb": 500 + (i % 4) * 10 + trend * i / 60}
+            for i in range(48)
+        ]
+        result.growth("fault-free, workers retired after 8 sessions")
+        assert result.rss_peak_growth_mb_per_h == want
+        assert result.rss_growth_mb_per_h != want  # the plain slope is off by the phase
+        assert result.python_rss_peak_growth_mb_per_h is None  # not sampled
+    result.config = {"max_worker_sessions": 8}
+    console = Console(record=True, width=160)
+    console.print(soak_table(result))
+    lines = console.export_text().splitlines()
+    plain = next(line for line in lines if "RSS growth (MB/h" in line)
+    assert "retired after 8" in plain and "ok" not in plain and "missed" not in plain
+    assert "missed" in next(line for line in lines if "of its peaks (MB/h)" in line)  # 2 MB/h
+    result.samples = result.samples[:11]  # under two samples per window: no figure
+    result.growth("fault-free")
+    assert result.rss_peak_growth_mb_per_h is None and result.rss_growth_mb_per_h is not None
 
 
 def test_step_deadlines_include_the_load_an_action_may_start() -> None:

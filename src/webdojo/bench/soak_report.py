@@ -21,8 +21,12 @@ and go with contexts, and a browser is relaunched every ``recycle_after_contexts
 a short run their sum is a sawtooth whose slope says little); ``server_rss_growth_mb_per_h``
 the server process's alone; ``python_rss_growth_late_mb_per_h`` the Python processes' over the
 second half of the measured samples (a leak keeps its slope; allocator fragmentation, which
-grows in steps as new peaks touch fresh pages, flattens). ``sample_series`` holds the
-samples. Process faults (tab crashes,
+grows in steps as new peaks touch fresh pages, flattens). ``rss_peak_growth_mb_per_h`` and
+``python_rss_peak_growth_mb_per_h``: the slope of the highest sample in each of
+``PEAK_WINDOWS`` equal runs of samples, the growth of the peak a host must provision for. It
+is the figure to read with ``--max-worker-sessions``: retired workers make the sum a sawtooth
+whose plain slope hides growth as well as it shows it, and its peak does not (``growth_measured``
+then names the retirement). ``sample_series`` holds the samples. Process faults (tab crashes,
 browser, worker and server kills) restart processes, which resets what they hold, so the
 slope of a run with them means nothing: the figures are then null, and
 ``growth_measured`` says under which faults they were measured (``"fault-free"`` for
@@ -41,6 +45,7 @@ from webdojo.bench.percentiles import percentile
 # Targets of issue 13 (recovery p99 per kind, in seconds; the rest are counts or growth).
 RECOVERY_TARGET_S = {"tab_crash": 1.0, "browser_kill": 5.0}
 GROWTH_TARGET_MB_PER_H = 1.0
+PEAK_WINDOWS = 6  # runs of samples whose highest values the peak growth fits a line through
 
 
 def slope_per_hour(samples: list[tuple[float, float]]) -> float | None:
@@ -55,6 +60,18 @@ def slope_per_hour(samples: list[tuple[float, float]]) -> float | None:
         return None
     cov = sum((t - mean_t) * (v - mean_v) for t, v in samples)
     return cov / var * 3600
+
+
+def peak_slope_per_hour(samples: list[tuple[float, float]]) -> float | None:
+    """Slope per hour through the highest value of each of ``PEAK_WINDOWS`` equal runs of
+    samples (at each run's mean time); None under two samples per run."""
+    size = len(samples) // PEAK_WINDOWS
+    if size < 2:
+        return None
+    runs = [samples[i * size : (i + 1) * size] for i in range(PEAK_WINDOWS)]
+    runs[-1] = samples[(PEAK_WINDOWS - 1) * size :]  # the remainder joins the last run
+    peaks = [(sum(t for t, _ in run) / len(run), max(v for _, v in run)) for run in runs]
+    return slope_per_hour(peaks)
 
 
 @dataclass
@@ -83,6 +100,8 @@ class SoakResult:
     python_open_files_growth_per_h: float | None = None
     python_rss_growth_late_mb_per_h: float | None = None  # over the later half of the samples
     server_rss_growth_mb_per_h: float | None = None  # the server process alone
+    rss_peak_growth_mb_per_h: float | None = None  # of the highest samples, see above
+    python_rss_peak_growth_mb_per_h: float | None = None
     workers_retired: int = 0  # workers replaced after --max-worker-sessions, all servers
     defunct: int = 0  # zombie processes of the server's trees at the end
     leftover_processes: int = 0  # processes of the server's trees still running at the end
@@ -100,12 +119,16 @@ class SoakResult:
         self.rss_growth_mb_per_h = self.open_files_growth_per_h = None
         self.python_rss_growth_mb_per_h = self.python_open_files_growth_per_h = None
         self.python_rss_growth_late_mb_per_h = self.server_rss_growth_mb_per_h = None
+        self.rss_peak_growth_mb_per_h = self.python_rss_peak_growth_mb_per_h = None
         if measured is None:
             return
         warm = [s for s in self.samples if s["steps"] >= self.warmup_steps]
 
+        def series(key: str, samples: list[dict[str, float]]) -> list[tuple[float, float]]:
+            return [(s["t"], s[key]) for s in samples if key in s]
+
         def slope(key: str, samples: list[dict[str, float]] = warm) -> float | None:
-            return _round(slope_per_hour([(s["t"], s[key]) for s in samples if key in s]))
+            return _round(slope_per_hour(series(key, samples)))
 
         self.rss_growth_mb_per_h = slope("rss_mb")
         self.open_files_growth_per_h = slope("open_files")
@@ -113,6 +136,9 @@ class SoakResult:
         self.python_open_files_growth_per_h = slope("python_open_files")
         self.python_rss_growth_late_mb_per_h = slope("python_rss_mb", warm[len(warm) // 2 :])
         self.server_rss_growth_mb_per_h = slope("server_rss_mb")
+        self.rss_peak_growth_mb_per_h = _round(peak_slope_per_hour(series("rss_mb", warm)))
+        peak = peak_slope_per_hour(series("python_rss_mb", warm))
+        self.python_rss_peak_growth_mb_per_h = _round(peak)
 
     def recovery_summary(
         self, which: dict[str, list[float]] | None = None
@@ -163,8 +189,10 @@ class SoakResult:
             "python_open_files_growth_per_h": self.python_open_files_growth_per_h,
             "python_rss_growth_late_mb_per_h": self.python_rss_growth_late_mb_per_h,
             "server_rss_growth_mb_per_h": self.server_rss_growth_mb_per_h,
+            "rss_peak_growth_mb_per_h": self.rss_peak_growth_mb_per_h,
+            "python_rss_peak_growth_mb_per_h": self.python_rss_peak_growth_mb_per_h,
             "samples": len(self.samples),
-            "sample_series": self.samples[:50],
+            "sample_series": self.samples[:1000],
             "workers_retired": self.workers_retired,
             "defunct": self.defunct,
             "leftover_processes": self.leftover_processes,
@@ -207,30 +235,8 @@ def soak_table(result: SoakResult) -> Table:
         rows.append((f"fault {kind}", value, f"p99 <= {goal} s" if goal else "all", met))
         if kind == "tab_crash":
             rows += _tab_crash_rows(result)
-    rss, files = result.rss_growth_mb_per_h, result.open_files_growth_per_h
-    how = result.growth_measured or "not measured: process faults restart processes"
+    rows += _growth_rows(result)
     rows += [
-        (f"RSS growth (MB/h, {how})", str(rss), f"< {GROWTH_TARGET_MB_PER_H}", _below(rss)),
-        (f"open files growth (/h, {how})", str(files), "", None),
-        (
-            "  of which server + workers: RSS (MB/h)",
-            str(result.python_rss_growth_mb_per_h),
-            "",
-            None,
-        ),
-        (
-            "    over the later half of the samples",
-            str(result.python_rss_growth_late_mb_per_h),
-            "",
-            None,
-        ),
-        ("    the server process alone", str(result.server_rss_growth_mb_per_h), "", None),
-        (
-            "  of which server + workers: open files (/h)",
-            str(result.python_open_files_growth_per_h),
-            "",
-            None,
-        ),
         ("workers retired (--max-worker-sessions)", str(result.workers_retired), "", None),
         ("defunct processes", str(result.defunct), "0", result.defunct == 0),
         ("leftover processes", str(result.leftover_processes), "0", not result.leftover_processes),
@@ -239,6 +245,29 @@ def soak_table(result: SoakResult) -> Table:
     for name, value, target, ok in rows:
         table.add_row(name, value, target, "" if ok is None else _mark(ok))
     return table
+
+
+def _growth_rows(result: SoakResult) -> list[tuple[str, str, str, bool | None]]:
+    """Growth after the warm-up; with retired workers the peak figures carry the target, since
+    the plain slope of a sawtooth says little."""
+    how = result.growth_measured or "not measured: process faults restart processes"
+    retiring = bool(result.config.get("max_worker_sessions"))
+    rss, peak = result.rss_growth_mb_per_h, result.rss_peak_growth_mb_per_h
+    goal = f"< {GROWTH_TARGET_MB_PER_H}"
+    rows: list[tuple[str, str, str, bool | None]] = [
+        (f"RSS growth (MB/h, {how})", str(rss), "" if retiring else goal,
+         None if retiring else _below(rss)),
+        ("  of its peaks (MB/h)", str(peak), goal, _below(peak)),
+        ("open files growth (/h)", str(result.open_files_growth_per_h), "", None),
+    ]  # fmt: skip
+    python = [
+        ("  of which server + workers: RSS (MB/h)", result.python_rss_growth_mb_per_h),
+        ("    over the later half of the samples", result.python_rss_growth_late_mb_per_h),
+        ("    of its peaks", result.python_rss_peak_growth_mb_per_h),
+        ("    the server process alone", result.server_rss_growth_mb_per_h),
+        ("  of which server + workers: open files (/h)", result.python_open_files_growth_per_h),
+    ]
+    return rows + [(name, str(value), "", None) for name, value in python]
 
 
 def _tab_crash_rows(result: SoakResult) -> list[tuple[str, str, str, bool | None]]:

@@ -36,6 +36,9 @@ def bench_soak(
     max_worker_sessions: Annotated[
         int, typer.Option(help="serve with --max-worker-sessions: replace workers after N")
     ] = 0,
+    samples: Annotated[
+        int, typer.Option(help="RSS and open-file samples over the run (0: one per 250 steps)")
+    ] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
 ) -> None:
     """Run episodes through `webdojo serve` while killing tabs, browsers, workers and the
@@ -55,6 +58,7 @@ def bench_soak(
             seed=seed,
             spare_browser=spare_browser,
             max_worker_sessions=max_worker_sessions,
+            samples=samples,
         )
     except (ConfigError, ValueError) as exc:
         console.print(f"[red]error[/red] {escape(str(exc))}")
