@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -22,9 +23,9 @@ async def test_a_browser_that_does_not_close_in_time_is_ended(
     ``aclose``; a worker then exits with it alive. (The soak found a browser's profile and
     artifacts directories left after a server kill on a machine at load 15; this is one way
     that can happen, not proven to be the only one.)"""
-    monkeypatch.setenv("TMPDIR", str(tmp_path))  # the driver and Chromium inherit it
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the host's directory goes here
     host = await BrowserHost.launch()
-    assert any(p.name.startswith(PROFILE) for p in tmp_path.iterdir())
+    assert host.profile is not None and host.profile.is_relative_to(tmp_path)
 
     async def never_closes() -> None:
         await asyncio.sleep(60)
@@ -33,4 +34,5 @@ async def test_a_browser_that_does_not_close_in_time_is_ended(
     monkeypatch.setattr(host._browser, "close", never_closes)
     await host.aclose()
     assert not host._browser.is_connected()
-    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(PROFILE)]
+    assert not [p.name for p in tmp_path.rglob(f"{PROFILE}*")]
+    assert list(tmp_path.iterdir()) == []  # the host's directory with it

@@ -113,7 +113,9 @@ async def test_sessions_spread_over_nodes_and_a_killed_actor_comes_back(
         assert browser
         tmpdirs = [Path(actors[name]["tmpdir"]) for name in ("ray-0", "ray-1")]
         assert all(path.is_dir() for path in tmpdirs)  # each actor has its own TMPDIR
-        assert any(tmpdirs[0].glob("playwright_chromiumdev_profile-*"))  # the browser's profile
+        assert any(
+            tmpdirs[0].glob("webdojo-host-*/playwright_chromiumdev_profile-*")
+        )  # the browser's profile
         ray.kill(ray.get_actor(pool.actor_names()["ray-0"]))
         with pytest.raises(SessionLost) as lost:
             await pool.step(doomed[0], Click(x=5, y=5), SHOT)

@@ -81,7 +81,9 @@ async def test_killed_server_holdersdirs_are_swept_by_the_next(
         assert scratch.stale(tmp_path) == []  # its server lives
         holders = scratch.users(old)
         assert holders  # the worker (with one), the driver, Chromium
-        assert any(old.glob("playwright_chromiumdev_profile-*"))
+        # the driver and Chromium in the browser host's directory inside it (host_dir.py)
+        assert any(h.environ()["TMPDIR"].startswith(f"{old}/webdojo-host-") for h in holders)
+        assert any(old.glob("webdojo-host-*/playwright_chromiumdev_profile-*"))
         os.kill(killed.pid, signal.SIGKILL)
     finally:
         killed.stop()

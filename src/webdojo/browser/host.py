@@ -26,6 +26,7 @@ from webdojo.browser.chromium import BrowserConfig, find_chromium
 from webdojo.browser.dom import HOOKS_JS
 from webdojo.browser.downloads import DownloadRoot
 from webdojo.browser.guard import first_line
+from webdojo.browser.host_dir import HostDir
 from webdojo.browser.netguard import NetGuard
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.session import SETUP_TIMEOUT_S, BrowserSession
@@ -45,7 +46,12 @@ class BrowserHost:
     """Create with ``await BrowserHost.launch()``; close with ``aclose`` or ``async with``."""
 
     def __init__(
-        self, playwright: Playwright, browser: Browser, executable: str, pid: int | None = None
+        self,
+        playwright: Playwright,
+        browser: Browser,
+        executable: str,
+        pid: int | None = None,
+        host_dir: HostDir | None = None,
     ) -> None:
         self._playwright = playwright
         self._browser = browser
@@ -53,6 +59,7 @@ class BrowserHost:
         self.version: str = browser.version
         self.pid = pid  # Chromium's main process; None if the browser did not say
         self.profile = _profile_dir(pid)  # the temporary profile the driver made for it
+        self.host_dir = host_dir  # the driver's TMPDIR, named after this process (host_dir.py)
         # Held until closed (each session forgets itself then): a session dropped unclosed
         # still has a context in the browser and its policy proxy's socket, which aclose ends.
         self._sessions: set[BrowserSession] = set()
@@ -67,7 +74,13 @@ class BrowserHost:
         executable = config.executable or find_chromium(config.headless)
         if not (os.path.isfile(executable) and os.access(executable, os.X_OK)):
             raise ChromiumNotFound(f"{executable!r} is not an executable Chromium")
-        playwright = await async_playwright().start()
+        host_dir = HostDir.make()
+        try:
+            with host_dir.driver_tmpdir():
+                playwright = await async_playwright().start()
+        except BaseException:
+            host_dir.remove()
+            raise
         try:
             browser = await playwright.chromium.launch(
                 executable_path=executable,
@@ -75,15 +88,15 @@ class BrowserHost:
                 args=config.launch_args(),
                 timeout=config.launch_timeout_s * 1000,
             )
-        except PlaywrightError as exc:
+        except BaseException as exc:
             await playwright.stop()
-            raise BrowserClosed(
-                f"Chromium at {executable} did not start: {first_line(exc)}"
-            ) from exc
-        except BaseException:
-            await playwright.stop()
+            host_dir.remove()
+            if isinstance(exc, PlaywrightError):
+                raise BrowserClosed(
+                    f"Chromium at {executable} did not start: {first_line(exc)}"
+                ) from exc
             raise
-        return cls(playwright, browser, executable, await _browser_pid(browser))
+        return cls(playwright, browser, executable, await _browser_pid(browser), host_dir)
 
     @property
     def browser(self) -> Browser:
@@ -194,6 +207,8 @@ class BrowserHost:
             await asyncio.wait_for(self._playwright.stop(), CLOSE_TIMEOUT_S)
         self._remove_profile()
         await self.downloads.aclose()
+        if self.host_dir is not None:
+            self.host_dir.remove()
 
     async def _end_browser(self) -> None:
         """Make sure the browser is gone and its temporary directories with it. The driver

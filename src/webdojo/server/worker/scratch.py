@@ -62,12 +62,15 @@ def slot_of(path: str | Path) -> str | None:
 
 
 def users(path: Path) -> list[psutil.Process]:
-    """The live processes started with ``path`` as their ``TMPDIR``."""
+    """The live processes started with ``path``, or a directory in it, as their ``TMPDIR`` (a
+    browser host gives its driver and Chromium one of their own: ``browser.host_dir``)."""
     found = []
     wanted = str(path)
     for proc in psutil.process_iter():
         with contextlib.suppress(psutil.Error):
-            if proc.environ().get("TMPDIR") == wanted and proc.status() != psutil.STATUS_ZOMBIE:
+            tmpdir = proc.environ().get("TMPDIR", "")
+            inside = tmpdir == wanted or tmpdir.startswith(wanted + os.sep)
+            if inside and proc.status() != psutil.STATUS_ZOMBIE:
                 found.append(proc)
     return found
 
