@@ -20,6 +20,16 @@ from webdojo.local_http import LoopbackHTTPServer
 # The link, form button or area the agent clicks sits at (50, 50) on every page.
 _CLICKABLE = "position:fixed;left:0;top:0;width:200px;height:100px;display:block"
 
+
+def _made_up_frame(assign: str) -> str:
+    """A page that adds a frame whose document, made up by the page, fetches {js}."""
+    doc = "'<script>fetch(' + JSON.stringify({js}) + ')<\\/script>'"
+    return (
+        f"<script>const f = document.createElement('iframe'); f.{assign}({doc}); "
+        "document.body.append(f);</script>"
+    )
+
+
 # vector -> page body; {to} is the target URL (HTML-escaped), {js} the same as a JS string
 PAGES: dict[str, str] = {
     "meta_refresh": '<meta http-equiv="refresh" content="0;url={to}">',
@@ -43,11 +53,18 @@ PAGES: dict[str, str] = {
     "websocket": "<script>new WebSocket({js}.replace(/^http/, 'ws'));</script>",
     "worker": "<script>new Worker('/worker.js?to=' + encodeURIComponent({js}));</script>",
     "prefetch": '<link rel="prefetch" href="{to}">',
+    # Documents the page makes up itself (data: and srcdoc frames) and a javascript: link run
+    # in the browser without a request; what they fetch meets the proxy like the page's own.
+    "data_iframe": _made_up_frame("src = 'data:text/html,' + encodeURIComponent"),
+    "srcdoc_iframe": _made_up_frame("srcdoc = "),
+    "js_url_click": f'<a href="javascript:fetch(\'{{to}}\')" style="{_CLICKABLE}">go</a>',
 }
 # agent navigations (the start page is the plain allowed page)
 AGENT_VECTORS = ("goto", "new_tab", "redirect_302", "redirect_307")
 # vectors whose failure must reach the agent as a NetworkBlocked error
 TOP_LEVEL = ("goto", "new_tab", "redirect_302", "redirect_307", "link_click", "blank_click")
+# vectors whose documents the page makes up: any spelling reaches the proxy the same way
+MADE_UP = ("data_iframe", "srcdoc_iframe", "js_url_click")
 # vectors that navigate (or may, later): a late error page would race the next case's goto
 NAVIGATES = (*TOP_LEVEL, "meta_refresh", "js_location", "js_replace", "window_open", "form_post")
 

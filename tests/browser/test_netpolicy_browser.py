@@ -2,7 +2,8 @@
 loopback (a port no session allows), in every spelling of its address, must fail.
 
 Cases are address spellings x vectors (agent navigations, redirects, page navigations,
-popups, iframes, subresources, fetch, beacons, WebSockets, workers, forms). One session,
+popups, iframes, subresources, fetch, beacons, WebSockets, workers, forms, and documents the
+page makes up: data: and srcdoc frames, a javascript: link). One session,
 started at the allowed site (so that origin is let through), serves all of them. Each case
 waits until the proxy has refused the decoy (or Chromium refused it itself). The last tests
 check that the decoy saw 0 requests, and that with the policy off the same vectors do reach it
@@ -17,7 +18,7 @@ from urllib.parse import quote
 
 import pytest
 from browser_helpers import TEST_OPTIONS
-from netpolicy_site import AGENT_VECTORS, NAVIGATES, PAGES, TOP_LEVEL, Servers
+from netpolicy_site import AGENT_VECTORS, MADE_UP, NAVIGATES, PAGES, TOP_LEVEL, Servers
 
 from webdojo.actions import Action, Click, Goto, NewTab
 from webdojo.browser import BrowserHost, BrowserSession
@@ -47,13 +48,16 @@ SPELLINGS = {
     "userinfo": "allowed.example@127.0.0.1:{p}",
 }
 VECTORS = (*AGENT_VECTORS, *PAGES)
-# Cases that navigate cost a page load more (the reset): they take a sample of the spellings.
+# Cases that navigate cost a page load more (the reset): they take a sample of the spellings,
+# as do the made-up documents (their fetch reaches the proxy as any fetch does).
 NAV_SPELLINGS = ("dotted", "decimal", "hex", "octal", "short2", "zero", "localhost", "ipv6_mapped")
 CASES = [
     (spelling, vector)
     for vector in VECTORS
     for spelling in SPELLINGS
-    if vector in ("goto", "new_tab") or vector not in NAVIGATES or spelling in NAV_SPELLINGS
+    if vector in ("goto", "new_tab")
+    or vector not in (*NAVIGATES, *MADE_UP)
+    or spelling in NAV_SPELLINGS
 ]
 WAIT_S = 3.0  # how long a case waits for the proxy's refusal before it checks the decoy
 # Chromium delays a WebSocket more after each failed one to the same place: they wait longer
@@ -201,7 +205,8 @@ async def test_deny_list_beats_the_start_url(host: BrowserHost, servers: Servers
 
 
 @pytest.mark.parametrize(
-    "vector", ["goto", "redirect_302", "iframe", "fetch", "websocket", "worker"]
+    "vector",
+    ["goto", "redirect_302", "iframe", "fetch", "websocket", "worker", *MADE_UP],
 )
 async def test_control_with_the_policy_off_the_vectors_reach_the_decoy(
     host: BrowserHost, servers: Servers, vector: str
