@@ -11,7 +11,7 @@ from rich.console import Console
 from tests.e2e.cli_process import last_json, webdojo
 
 from webdojo.actions import Click, Goto
-from webdojo.bench.soak import growth_condition
+from webdojo.bench.soak import SoakConfig, growth_condition
 from webdojo.bench.soak_faults import PROCESS_KINDS, FaultKind, parse_faults, schedule
 from webdojo.bench.soak_report import SoakResult, soak_table
 from webdojo.bench.soak_track import Tracker, lost_and_duplicated
@@ -127,6 +127,15 @@ def test_growth_is_measured_only_without_process_faults() -> None:
     assert result.to_json()["python_rss_growth_late_mb_per_h"] == 0.0
     result.growth(None)
     assert result.to_json()["growth_measured"] is None and result.rss_growth_mb_per_h is None
+
+
+def test_samples_default_to_one_per_250_steps() -> None:
+    assert SoakConfig(steps=70_000).sample_count == 280
+    assert SoakConfig(steps=300).sample_count == 20  # at least 20
+    assert SoakConfig(steps=300, samples=7).sample_count == 7
+    for bad in ({"samples": -1}, {"max_worker_sessions": -1}):
+        with pytest.raises(ValueError, match="negative"):
+            SoakConfig(**bad)
 
 
 def test_peak_growth_reads_through_the_sawtooth_of_retired_workers() -> None:
