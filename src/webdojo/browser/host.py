@@ -4,7 +4,8 @@ Each session gets a fresh browser context (cookies, storage, cache, tabs), never
 contexts are cheap (~160 ms with the first page) next to a browser launch, and they isolate
 episodes completely. Service workers are blocked (they outlive pages and cache across
 navigations). Downloads land in a directory of the session's own, capped and removed with
-the session (``downloads.py``).
+the session (``downloads.py``). The driver and Chromium keep their temporary files (profile,
+artifacts) in a directory of the host's own, named after its process (``host_dir.py``).
 """
 
 from __future__ import annotations

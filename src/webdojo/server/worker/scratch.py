@@ -4,8 +4,9 @@ Chromium's profile, Playwright's artifacts and the worker's downloads all go to 
 A worker that exits in order removes its own; one that is SIGKILLed cannot, and its Playwright
 driver and Chromium, which notice the death only when their pipes close, can still write
 there for a few seconds. So each worker gets a directory of its own, removed once nothing runs
-there any more: no live process started with it as ``TMPDIR`` (the driver, Chromium and its
-renderers all inherit it). Stragglers past ``GRACE_S`` are killed first.
+there any more: no live process whose ``TMPDIR`` is it or a directory in it (the worker
+inherits it; its browser host gives the driver, Chromium and its renderers a directory of their
+own inside it, ``browser.host_dir``). Stragglers past ``GRACE_S`` are killed first.
 
 * A local worker process: the server makes the directory (``webdojo-worker-<server pid>-
   <slot>-<random>`` in its temp root), starts the worker with it as ``TMPDIR`` and removes it
