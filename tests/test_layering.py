@@ -139,6 +139,7 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
         "training",
         "viewer",
         "browser.netpolicy",  # the --allow-host/--deny-host/--network-policy flags
+        "server.pool.retirement",  # the default of --max-worker-sessions, shown in --help
     ),
 }
 ANYONE_MAY_IMPORT = {""}  # the bare ``webdojo`` package (its __init__ is empty)

@@ -13,10 +13,9 @@ import pytest
 from _pool_fixtures import FAST, PATIENT, Site, wait_until
 
 from webdojo.actions import Click, Goto
-from webdojo.errors import ConfigError, SessionLost
+from webdojo.errors import SessionLost
 from webdojo.observation import ObservationOptions
 from webdojo.server.pool.local import LocalPool, LocalPoolConfig
-from webdojo.server.serve import serve
 from webdojo.server.worker.core import WorkerConfig
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(240)]
@@ -104,10 +103,3 @@ async def test_closing_the_pool_stops_a_draining_worker(site: Site) -> None:
     new = await pid_of(pool)
     await pool.aclose()
     assert gone(old) and gone(new)
-
-
-def test_serve_refuses_to_retire_its_own_process() -> None:
-    with pytest.raises(ConfigError, match="--workers N or --ray"):
-        serve(workers=0, max_worker_sessions=5)
-    with pytest.raises(ConfigError, match="0 or more"):
-        serve(workers=1, max_worker_sessions=-1)

@@ -43,6 +43,7 @@ from webdojo.rollout.engine import AsyncEngine, EngineConfig
 from webdojo.rollout.episode import EpisodeSpec, episode_seed
 from webdojo.rollout.http_env import HttpEnv
 from webdojo.server.child_process import ServerProcess
+from webdojo.server.pool.retirement import DEFAULT_MAX_WORKER_SESSIONS
 from webdojo.store.run_reader import read_episodes
 from webdojo.store.run_store import RunStore
 from webdojo.tasks.loader import load_spec
@@ -68,7 +69,8 @@ class SoakConfig:
     samples: int = 0  # RSS / open files samples over the run; 0: one per 250 steps, 20 or more
     recovery_timeout_s: float = 90.0  # a fault not recovered by then counts as not recovered
     spare_browser: bool = True  # serve with --spare-browser (a browser launched ahead)
-    max_worker_sessions: int = 0  # serve with --max-worker-sessions (0: workers are kept)
+    # serve with --max-worker-sessions: serve's default, or 0 to keep workers for good
+    max_worker_sessions: int = DEFAULT_MAX_WORKER_SESSIONS
 
     def __post_init__(self) -> None:
         if self.steps < 1 or self.sessions < 1 or self.workers < 1:
@@ -265,8 +267,7 @@ async def run_soak(config: SoakConfig | None = None, log: Log | None = None) -> 
             "--navigation-timeout", str(config.navigation_timeout_s),
         ]  # fmt: skip
         args += ["--spare-browser"] if config.spare_browser else []
-        if config.max_worker_sessions:
-            args += ["--max-worker-sessions", str(config.max_worker_sessions)]
+        args += ["--max-worker-sessions", str(config.max_worker_sessions)]
         with FaultSite() as site:
             # The fault site is on loopback, which the network policy blocks unless allowed.
             args += ["--allow-host", site.origin]

@@ -26,6 +26,7 @@ from webdojo.cli.train import train_app
 from webdojo.cli.viewer import register as register_viewer_commands
 from webdojo.cli.wiki import wiki_app
 from webdojo.errors import ServerDown, WebdojoError
+from webdojo.server.pool.retirement import DEFAULT_MAX_WORKER_SESSIONS
 
 if TYPE_CHECKING:
     from webdojo.browser.netpolicy import NetworkPolicy
@@ -87,7 +88,8 @@ SERVE_HELP = {
     "max_download_mb": "MB a session's downloads may hold together; past it, refused",
     "max_downloads": "files a session may download; past it, refused",
     "max_worker_sessions": "replace a worker (--workers N or --ray) after it has created this "
-    "many sessions; its own sessions finish on it first. Bounds a long run's memory; 0 = never",
+    "many sessions; its own sessions finish on it first. Bounds a long run's memory. Default: "
+    f"{DEFAULT_MAX_WORKER_SESSIONS} with workers; 0 = never",
 }
 
 
@@ -231,7 +233,9 @@ def serve(
     spare_browser: Annotated[bool, typer.Option(help=SERVE_HELP["spare_browser"])] = False,
     max_download_mb: Annotated[float, typer.Option(help=SERVE_HELP["max_download_mb"])] = 50.0,
     max_downloads: Annotated[int, typer.Option(help=SERVE_HELP["max_downloads"])] = 20,
-    max_worker_sessions: Annotated[int, typer.Option(help=SERVE_HELP["max_worker_sessions"])] = 0,
+    max_worker_sessions: Annotated[
+        int | None, typer.Option(help=SERVE_HELP["max_worker_sessions"], show_default=False)
+    ] = None,
 ) -> None:
     """Serve browser sessions over HTTP (OpenAPI at /openapi.json, metrics at /metrics)."""
     from webdojo.server.serve import serve as run_server

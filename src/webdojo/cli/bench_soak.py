@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from webdojo.errors import ConfigError
+from webdojo.server.pool.retirement import DEFAULT_MAX_WORKER_SESSIONS
 
 
 def register(bench_app: typer.Typer) -> None:
@@ -34,8 +35,9 @@ def bench_soak(
         bool, typer.Option(help="serve with --spare-browser, as a long run should")
     ] = True,
     max_worker_sessions: Annotated[
-        int, typer.Option(help="serve with --max-worker-sessions: replace workers after N")
-    ] = 0,
+        int,
+        typer.Option(help="serve with --max-worker-sessions: replace workers after N (0: never)"),
+    ] = DEFAULT_MAX_WORKER_SESSIONS,
     samples: Annotated[
         int, typer.Option(help="RSS and open-file samples over the run (0: one per 250 steps)")
     ] = 0,

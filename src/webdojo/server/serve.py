@@ -65,6 +65,18 @@ def build_pool(workers: int, ray_address: str | None, **pool_options: Any) -> Po
     return LocalPool(workers=workers, **pool_options)
 
 
+def checked_retirement(max_worker_sessions: int, workers: int, ray_address: str | None) -> int:
+    """``--max-worker-sessions`` as given, refused where it cannot apply."""
+    if max_worker_sessions < 0:
+        raise ConfigError(f"--max-worker-sessions must be 0 or more, not {max_worker_sessions}")
+    if max_worker_sessions and workers == 0 and ray_address is None:
+        raise ConfigError(
+            "--max-worker-sessions needs --workers N or --ray: the server's "
+            "own process (--workers 0) cannot be replaced"
+        )
+    return max_worker_sessions
+
+
 def serve(
     host: str = DEFAULT_HOST,
     port: int = DEFAULT_PORT,
@@ -84,11 +96,12 @@ def serve(
     spare_browser: bool = False,
     max_download_mb: float = 50.0,
     max_downloads: int = 20,
-    max_worker_sessions: int = 0,
+    max_worker_sessions: int | None = None,
 ) -> None:
     """Serve until interrupted (Ctrl-C / SIGTERM close every session and the pool).
     ``spare_browser``: each worker keeps a browser launched ahead (``WorkerConfig``).
-    ``max_worker_sessions``: each worker is replaced after that many sessions (0: never)."""
+    ``max_worker_sessions``: each worker is replaced after that many sessions (0: never;
+    None: the pool's default, ``DEFAULT_MAX_WORKER_SESSIONS``)."""
     check_exposure(host, token)
     task_set = load_spec(tasks)
     settings = ServerSettings(
@@ -105,15 +118,10 @@ def serve(
         ),
     )
     pool_options = dict(pool_options or {})
-    if max_worker_sessions < 0:
-        raise ConfigError(f"--max-worker-sessions must be 0 or more, not {max_worker_sessions}")
-    if max_worker_sessions:
-        if workers == 0 and ray_address is None:
-            raise ConfigError(
-                "--max-worker-sessions needs --workers N or --ray: the server's "
-                "own process (--workers 0) cannot be replaced"
-            )
-        pool_options["max_worker_sessions"] = max_worker_sessions
+    if max_worker_sessions is not None:
+        pool_options["max_worker_sessions"] = checked_retirement(
+            max_worker_sessions, workers, ray_address
+        )
     if spare_browser and workers > 0:  # the in-process pool (0) has no worker to configure
         worker = pool_options.get("worker") or WorkerConfig()
         pool_options["worker"] = dataclasses.replace(worker, spare_browser=True)

@@ -40,6 +40,7 @@ from webdojo.browser.options import SessionOptions
 from webdojo.errors import BrowserClosed, InfraError, SessionLost, UnknownSession, WebdojoError
 from webdojo.observation import FinalState, Observation, ObservationOptions
 from webdojo.server.pool.base import Pool, PoolStats
+from webdojo.server.pool.retirement import retire_after
 from webdojo.server.pool.slots import (
     Generation,
     H,
@@ -247,7 +248,10 @@ class ManagedPool(Pool, Generic[H]):
             self._stop_if_drained(slot, worker)
         if session_id not in self._placements:  # its worker died as it answered
             raise SessionLost(f"worker {slot.name} died as the session was created")
-        limit = self.config.max_worker_sessions
+        config = self.config
+        limit = retire_after(
+            config.max_worker_sessions, slot.index, config.workers, slot.generation
+        )
         if limit and worker.served >= limit and worker is slot.current and slot.alive:
             self._retire(slot)
         return session_id, slot.name, first

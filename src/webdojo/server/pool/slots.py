@@ -16,6 +16,7 @@ from typing import Any, Generic, TypeVar
 
 from webdojo.browser.options import SessionOptions
 from webdojo.server.pool.base import WorkerStatus
+from webdojo.server.pool.retirement import DEFAULT_MAX_WORKER_SESSIONS
 from webdojo.server.worker.config import RPC_MARGIN_S, WorkerConfig
 from webdojo.server.worker.handle import WorkerHandle
 
@@ -37,8 +38,8 @@ class ManagedPoolConfig:
     young_s: float = 10.0  # a worker that dies sooner than this after starting "died young"
     # a worker that has created this many sessions is replaced: a new one takes new sessions
     # and the old one stops once its own have closed (0: never). It bounds what a long run's
-    # worker processes (Python's heaps, the Playwright driver) can accumulate.
-    max_worker_sessions: int = 0
+    # worker processes (Python's heaps, the Playwright driver) can accumulate (retirement.py).
+    max_worker_sessions: int = DEFAULT_MAX_WORKER_SESSIONS
 
 
 class SlotState(StrEnum):
