@@ -13,7 +13,7 @@ from tests.e2e.cli_process import last_json, webdojo
 from webdojo.actions import Click, Goto
 from webdojo.bench.soak import SoakConfig, growth_condition
 from webdojo.bench.soak_faults import PROCESS_KINDS, FaultKind, parse_faults, schedule
-from webdojo.bench.soak_report import SoakResult, soak_table
+from webdojo.bench.soak_report import SoakResult, soak_table, trend_per_hour
 from webdojo.bench.soak_track import Tracker, lost_and_duplicated
 from webdojo.errors import ConfigError
 
@@ -188,3 +188,23 @@ def test_tab_crashes_that_took_the_browser_down_are_reported_apart() -> None:
     assert "missed" in text.split("fault tab_crash")[1].splitlines()[0]
     assert "stayed in the tab" in text and "p99 <= 1.0 s" in text
     assert "took the browser down" in text and "p99 <= 5.0 s" in text
+
+
+def test_trend_reads_through_brief_spikes_that_the_peaks_catch_or_miss() -> None:
+    """RSS level (or rising 2 MB/h) with a 45 MB spike, a retiring worker overlapping its
+    replacement, caught in every sixth of the samples but one: the peaks' slope is thrown
+    off, the median pairwise slope gives the trend."""
+    for trend, want in ((0.0, 0.0), (2.0, 2.0)):
+        result = SoakResult()
+        spikes = {i for i in range(0, 120, 10) if not 40 <= i < 60}  # none in the third sixth
+        result.samples = [
+            {"t": 20.0 * i, "steps": i, "python_rss_mb": 222 + trend * i / 180 + 45 * (i in spikes)}
+            for i in range(120)
+        ]
+        result.growth("fault-free, workers retired after 250 sessions")
+        assert result.python_rss_trend_mb_per_h == want
+        assert result.python_rss_peak_growth_mb_per_h is not None
+        assert abs(result.python_rss_peak_growth_mb_per_h - want) > 5
+    assert trend_per_hour([(0.0, 1.0)]) is None
+    many = [(float(i), i / 3600) for i in range(2000)]  # thinned to 400 samples, same slope
+    assert trend_per_hour(many) == pytest.approx(1.0)

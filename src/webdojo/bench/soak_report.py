@@ -26,7 +26,11 @@ grows in steps as new peaks touch fresh pages, flattens). ``rss_peak_growth_mb_p
 ``PEAK_WINDOWS`` equal runs of samples, the growth of the peak a host must provision for. It
 is the figure to read with ``--max-worker-sessions``: retired workers make the sum a sawtooth
 whose plain slope hides growth as well as it shows it, and its peak does not (``growth_measured``
-then names the retirement). ``sample_series`` holds the samples. Process faults (tab crashes,
+then names the retirement). But a peak can also be a moment: a retiring worker and its
+replacement overlap for a few seconds, which a sample catches in one window and misses in
+the next. ``rss_trend_mb_per_h`` and ``python_rss_trend_mb_per_h`` are the median of the
+slopes between every pair of samples (Theil-Sen), which such rare spikes do not move: the
+growth of the typical sample. ``sample_series`` holds the samples. Process faults (tab crashes,
 browser, worker and server kills) restart processes, which resets what they hold, so the
 slope of a run with them means nothing: the figures are then null, and
 ``growth_measured`` says under which faults they were measured (``"fault-free"`` for
@@ -35,6 +39,7 @@ slope of a run with them means nothing: the figures are then null, and
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +51,7 @@ from webdojo.bench.percentiles import percentile
 RECOVERY_TARGET_S = {"tab_crash": 1.0, "browser_kill": 5.0}
 GROWTH_TARGET_MB_PER_H = 1.0
 PEAK_WINDOWS = 6  # runs of samples whose highest values the peak growth fits a line through
+MAX_TREND_SAMPLES = 400  # at most about 80,000 pairs for the trend
 
 
 def slope_per_hour(samples: list[tuple[float, float]]) -> float | None:
@@ -72,6 +78,20 @@ def peak_slope_per_hour(samples: list[tuple[float, float]]) -> float | None:
     runs[-1] = samples[(PEAK_WINDOWS - 1) * size :]  # the remainder joins the last run
     peaks = [(sum(t for t, _ in run) / len(run), max(v for _, v in run)) for run in runs]
     return slope_per_hour(peaks)
+
+
+def trend_per_hour(samples: list[tuple[float, float]]) -> float | None:
+    """Theil-Sen slope per hour: the median of the slopes between every pair of samples
+    (every k-th sample past ``MAX_TREND_SAMPLES``, to bound the pairs); None under two."""
+    step = max(1, -(-len(samples) // MAX_TREND_SAMPLES))
+    picked = samples[::step]
+    slopes = [
+        (v2 - v1) / (t2 - t1)
+        for i, (t1, v1) in enumerate(picked)
+        for t2, v2 in picked[i + 1 :]
+        if t2 > t1
+    ]
+    return statistics.median(slopes) * 3600 if slopes else None
 
 
 @dataclass
@@ -102,6 +122,8 @@ class SoakResult:
     server_rss_growth_mb_per_h: float | None = None  # the server process alone
     rss_peak_growth_mb_per_h: float | None = None  # of the highest samples, see above
     python_rss_peak_growth_mb_per_h: float | None = None
+    rss_trend_mb_per_h: float | None = None  # Theil-Sen, see above
+    python_rss_trend_mb_per_h: float | None = None
     workers_retired: int = 0  # workers replaced after --max-worker-sessions, all servers
     defunct: int = 0  # zombie processes of the server's trees at the end
     leftover_processes: int = 0  # processes of the server's trees still running at the end
@@ -120,6 +142,7 @@ class SoakResult:
         self.python_rss_growth_mb_per_h = self.python_open_files_growth_per_h = None
         self.python_rss_growth_late_mb_per_h = self.server_rss_growth_mb_per_h = None
         self.rss_peak_growth_mb_per_h = self.python_rss_peak_growth_mb_per_h = None
+        self.rss_trend_mb_per_h = self.python_rss_trend_mb_per_h = None
         if measured is None:
             return
         warm = [s for s in self.samples if s["steps"] >= self.warmup_steps]
@@ -139,6 +162,8 @@ class SoakResult:
         self.rss_peak_growth_mb_per_h = _round(peak_slope_per_hour(series("rss_mb", warm)))
         peak = peak_slope_per_hour(series("python_rss_mb", warm))
         self.python_rss_peak_growth_mb_per_h = _round(peak)
+        self.rss_trend_mb_per_h = _round(trend_per_hour(series("rss_mb", warm)))
+        self.python_rss_trend_mb_per_h = _round(trend_per_hour(series("python_rss_mb", warm)))
 
     def recovery_summary(
         self, which: dict[str, list[float]] | None = None
@@ -191,6 +216,8 @@ class SoakResult:
             "server_rss_growth_mb_per_h": self.server_rss_growth_mb_per_h,
             "rss_peak_growth_mb_per_h": self.rss_peak_growth_mb_per_h,
             "python_rss_peak_growth_mb_per_h": self.python_rss_peak_growth_mb_per_h,
+            "rss_trend_mb_per_h": self.rss_trend_mb_per_h,
+            "python_rss_trend_mb_per_h": self.python_rss_trend_mb_per_h,
             "samples": len(self.samples),
             "sample_series": self.samples[:1000],
             "workers_retired": self.workers_retired,
@@ -258,12 +285,14 @@ def _growth_rows(result: SoakResult) -> list[tuple[str, str, str, bool | None]]:
         (f"RSS growth (MB/h, {how})", str(rss), "" if retiring else goal,
          None if retiring else _below(rss)),
         ("  of its peaks (MB/h)", str(peak), goal, _below(peak)),
+        ("  its trend (MB/h, median pairwise slope)", str(result.rss_trend_mb_per_h), "", None),
         ("open files growth (/h)", str(result.open_files_growth_per_h), "", None),
     ]  # fmt: skip
     python = [
         ("  of which server + workers: RSS (MB/h)", result.python_rss_growth_mb_per_h),
         ("    over the later half of the samples", result.python_rss_growth_late_mb_per_h),
         ("    of its peaks", result.python_rss_peak_growth_mb_per_h),
+        ("    its trend (median pairwise slope)", result.python_rss_trend_mb_per_h),
         ("    the server process alone", result.server_rss_growth_mb_per_h),
         ("  of which server + workers: open files (/h)", result.python_open_files_growth_per_h),
     ]
