@@ -17,9 +17,10 @@ actors) are this class plus how a worker is started (``_spawn_worker``).
   keep dying young. The pool itself never goes down with a worker.
 * Browser death: the worker lives on and launches another Chromium; the dead browser's
   sessions raise ``SessionLost`` too.
-* Retirement (``max_worker_sessions``): a worker that has created that many sessions is
-  replaced as a dead one is, but it is not killed: its sessions run to their end on it while a
-  new worker takes new ones, and it stops once the last of them closes. No session is lost.
+* Retirement (``max_worker_sessions``, 250 by default, staggered at first: ``retirement.py``):
+  a worker that has created that many sessions is replaced as a dead one is, but it is not
+  killed: its sessions run to their end on it while a new worker takes new ones, and it stops
+  once the last of them closes. No session is lost.
 
 A slot's lifecycle (``SlotState``): STARTING -> READY -> DEAD or RETIRING -> READY ... ->
 CLOSED. Slots and their workers (``Generation``) are in ``slots.py``.

@@ -2,8 +2,9 @@
 
 A worker process's memory grows with what it has served: freed memory that glibc and Python's
 arenas keep after each new peak, and the Playwright driver's heap. Replacing the worker now
-and then bounds that, for one worker start (about 3 s of CPU) per so many sessions. Kept apart
-from ``slots.py`` so that the command line can show the default without importing the pool.
+and then bounds that, for one worker start (a Python process and its Chromium) per so many
+sessions. Kept apart from ``slots.py`` so that the command line can show the default without
+importing the pool.
 """
 
 from __future__ import annotations
