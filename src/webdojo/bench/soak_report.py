@@ -159,11 +159,11 @@ class SoakResult:
         self.python_open_files_growth_per_h = slope("python_open_files")
         self.python_rss_growth_late_mb_per_h = slope("python_rss_mb", warm[len(warm) // 2 :])
         self.server_rss_growth_mb_per_h = slope("server_rss_mb")
-        self.rss_peak_growth_mb_per_h = _round(peak_slope_per_hour(series("rss_mb", warm)))
-        peak = peak_slope_per_hour(series("python_rss_mb", warm))
-        self.python_rss_peak_growth_mb_per_h = _round(peak)
-        self.rss_trend_mb_per_h = _round(trend_per_hour(series("rss_mb", warm)))
-        self.python_rss_trend_mb_per_h = _round(trend_per_hour(series("python_rss_mb", warm)))
+        rss, python_rss = series("rss_mb", warm), series("python_rss_mb", warm)
+        self.rss_peak_growth_mb_per_h = _round(peak_slope_per_hour(rss))
+        self.python_rss_peak_growth_mb_per_h = _round(peak_slope_per_hour(python_rss))
+        self.rss_trend_mb_per_h = _round(trend_per_hour(rss))
+        self.python_rss_trend_mb_per_h = _round(trend_per_hour(python_rss))
 
     def recovery_summary(
         self, which: dict[str, list[float]] | None = None

@@ -21,6 +21,6 @@ def retire_after(limit: int, slot_index: int, workers: int, generation: int) -> 
     retirements stay that far apart."""
     if limit <= 0:
         return 0
-    if generation > 1 or workers <= 1:
+    if generation > 1:
         return limit
     return max(1, limit - slot_index * limit // workers)
