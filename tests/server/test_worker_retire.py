@@ -103,3 +103,33 @@ async def test_closing_the_pool_stops_a_draining_worker(site: Site) -> None:
     new = await pid_of(pool)
     await pool.aclose()
     assert gone(old) and gone(new)
+
+
+async def test_the_first_workers_of_two_slots_retire_apart(site: Site) -> None:
+    """Two slots, workers retired after 2 sessions: the second slot's first worker retires
+    after its share (1), the first slot's after 2, so they never retire together; a worker
+    that replaced a retired one gets the whole limit."""
+    config = LocalPoolConfig(workers=2, worker=WorkerConfig(warm_contexts=0), max_worker_sessions=2)
+    pool = LocalPool(config)
+    await pool.start()
+    try:
+        first = await pool.worker_stats()
+        a, slot_a, _ = await pool.create(site.page(), FAST, SHOT)
+        b, slot_b, _ = await pool.create(site.page(), FAST, SHOT)
+        assert (slot_a, slot_b) == ("local-0", "local-1")  # the fewest sessions, in order
+        assert pool.stats().retired == 1  # local-1 after its 1; local-0 has served 1 of 2
+        await wait_until(lambda: pool.stats().workers_alive == 2, "local-1's new worker is up")
+        now = await pool.worker_stats()
+        assert now["local-0"]["pid"] == first["local-0"]["pid"]
+        assert now["local-1"]["pid"] != first["local-1"]["pid"]
+
+        # A slot's load is its current worker's: local-1's new worker, empty, takes the next.
+        c, slot_c, _ = await pool.create(site.page(), FAST, SHOT)
+        assert slot_c == "local-1"  # the new worker's 1st of the whole limit, not of a share
+        assert pool.stats().retired == 1
+        d, slot_d, _ = await pool.create(site.page(), FAST, SHOT)  # a tie: local-0, its 2nd
+        assert slot_d == "local-0" and pool.stats().retired == 2
+        for session_id in (a, b, c, d):
+            await pool.close(session_id)
+    finally:
+        await pool.aclose()
