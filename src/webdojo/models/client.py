@@ -20,8 +20,6 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, TypeVar
 
-import openai
-
 from webdojo.errors import ModelError, ModelTimeout
 from webdojo.models.config import ModelConfig
 
@@ -47,6 +45,9 @@ class ModelClient:
     """Async chat client for one endpoint. Use as ``async with ModelClient(cfg) as client``."""
 
     def __init__(self, config: ModelConfig) -> None:
+        import openai  # here, not at the top: it takes about a second to import (every CLI
+        # command and worker would pay it, most never call a model)
+
         self.config = config
         self._client = openai.AsyncOpenAI(
             base_url=config.base_url,
@@ -180,6 +181,8 @@ class ModelClient:
 
 
 def _is_transient(exc: Exception) -> bool:
+    import openai  # loaded by the client already: a lookup
+
     if isinstance(exc, openai.APIStatusError):
         return exc.status_code in _TRANSIENT_STATUS or exc.status_code >= 500
     return isinstance(exc, openai.APIConnectionError | TimeoutError)
@@ -197,6 +200,8 @@ def _retry_after(exc: Exception) -> float | None:
 
 def translate_error(exc: BaseException, config: ModelConfig) -> ModelError | None:
     """Our error for a library failure; None for exceptions that are not the endpoint's."""
+    import openai  # loaded by the client already: a lookup
+
     url = config.base_url
     if isinstance(exc, openai.APITimeoutError | TimeoutError):
         return ModelTimeout(
