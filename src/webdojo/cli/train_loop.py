@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from webdojo.errors import WebdojoError
+from webdojo.training.loop_config import LoopConfig
 from webdojo.training.loop_report import LoopReport, pct
 from webdojo.training.selection import BcSettings
 
@@ -39,8 +40,6 @@ def loop_command(
 ) -> None:
     """WebGym's synchronous loop: serve the model, roll out, judge, select (filtered BC),
     update, repeat; success before and after on training and held-out tasks."""
-    from webdojo.training.loop import LoopConfig, run_loop  # torch: only when training
-
     config = LoopConfig(
         out=out,
         model=model,
@@ -58,6 +57,9 @@ def loop_command(
         seed=seed,
     )
     try:
+        config.check()  # before torch's import: a wrong flag answers at once
+        from webdojo.training.loop import run_loop  # torch: only when training
+
         report = run_loop(config, say=lambda line: console.print(escape(line)))
     except WebdojoError as exc:
         errors.print(f"[red]error[/red] [{exc.code}] {escape(exc.message)}")

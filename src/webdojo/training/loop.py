@@ -21,14 +21,13 @@ import json
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 import torch
 from transformers.utils import logging as hf_logging
 
 from webdojo.asgi import free_port
-from webdojo.errors import ConfigError
 from webdojo.judges.base import JudgeOptions
 from webdojo.judges.runner import judge_run
 from webdojo.policies import OpenAIPolicy, ScriptedPolicy
@@ -42,42 +41,13 @@ from webdojo.training.batches import corpus_texts
 from webdojo.training.contexts import selection_examples
 from webdojo.training.examples import Example
 from webdojo.training.generate import bundle_generator
+from webdojo.training.loop_config import JUDGE, LoopConfig
 from webdojo.training.loop_plot import write_loop_plot
 from webdojo.training.loop_report import LoopReport, Rates, pct
 from webdojo.training.policy_server import PolicyServer, VllmServer, vllm_available
 from webdojo.training.select_runs import SelectSettings, select
-from webdojo.training.selection import BcSettings
 from webdojo.training.tiny_models import ModelBundle, load_bundle
 from webdojo.training.trainer import METRICS, TrainConfig, train
-
-SERVERS = ("auto", "vllm", "transformers")
-JUDGE = "programmatic"  # the built-in sites verify themselves: no judge model needed
-
-
-@dataclass(frozen=True)
-class LoopConfig:
-    out: Path
-    model: str = "tiny"  # tiny | tiny-vl | a checkpoint or model directory
-    template: str = "browseragent"  # text mode: accessibility tree in, element ids out
-    tasks: str = "builtin"
-    train_tasks: int = 12  # tasks trained on (a seeded shuffle of the set)
-    held_out: int = 6  # tasks never trained on, only evaluated
-    iterations: int = 2
-    max_steps: int = 6  # cap on steps per episode (generation is the slow part on a CPU)
-    train_steps: int = 120  # optimizer steps per iteration
-    batch_size: int = 4
-    lr: float = 3e-3
-    context_tokens: int = 2048  # longer prompts lose tokens from the left in training, the
-    # task's objective among them, so keep this above the prompts' length
-    temperature: float = 1.0  # rollouts sample; evaluations are greedy
-    max_tokens: int = 48  # per reply
-    bc: BcSettings = field(default_factory=BcSettings)
-    concurrency: int = 4
-    seed: int = 0
-    serve: str = "auto"  # auto (vLLM when installed and a GPU is there) | vllm | transformers
-    site_port: int = 0  # every run serves the sites here (0: a free port chosen once), so the
-    # URLs a model reads in its prompts are the ones it was trained on
-
 
 Say = Callable[[str], None]
 
@@ -98,10 +68,7 @@ def run_loop(config: LoopConfig, say: Say = print) -> LoopReport:
     started = time.perf_counter()
     hf_logging.disable_progress_bar()  # checkpoint saves would draw bars between our lines
     out = Path(config.out)
-    if config.serve not in SERVERS:
-        raise ConfigError(f"--serve {config.serve!r}: choose one of {', '.join(SERVERS)}")
-    if out.exists() and any(out.iterdir()):
-        raise ConfigError(f"{out} is not empty: the loop starts from scratch, choose a new --out")
+    config.check()
     train_set, held_set = split_tasks(load_spec(config.tasks), config)
     config = replace(config, site_port=config.site_port or free_port())
     report = LoopReport()
