@@ -10,9 +10,6 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from webdojo.policies import make_policy
-from webdojo.policies.miniwob import SOLVERS
-
 
 def register(bench_app: typer.Typer) -> None:
     bench_app.command("miniwob")(bench_miniwob)
@@ -34,6 +31,8 @@ def bench_miniwob(
     """A policy's success on every MiniWoB++ task (the page's own reward), as a markdown
     table; tasks with a scripted solver are marked."""
     from webdojo.bench.miniwob_bench import markdown_table, run_miniwob_bench
+    from webdojo.policies import make_policy
+    from webdojo.policies.miniwob import SOLVERS
 
     console = Console()
     chosen = make_policy(policy, seed=seed)

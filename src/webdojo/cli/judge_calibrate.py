@@ -54,8 +54,6 @@ from webdojo.judges.calibration import (
 from webdojo.judges.human_labels import MergedLabels, merge_labels, read_labels
 from webdojo.judges.runner import judge_run
 from webdojo.models import ModelConfig
-from webdojo.policies import make_policy
-from webdojo.rollout.run import RunConfig, run_job
 from webdojo.store.verdicts import Label, Verdict
 from webdojo.tasks.loader import TaskSet, load_spec
 from webdojo.tasks.schema import Task
@@ -174,6 +172,9 @@ async def run_calibration(setup: CalibrationSetup, progress: Progress) -> Calibr
 async def _rollouts(
     setup: CalibrationSetup, progress: Progress, left: dict[str, int]
 ) -> list[Source]:
+    from webdojo.policies import make_policy  # the browser stack: only when rolling out
+    from webdojo.rollout.run import RunConfig, run_job
+
     task_set = pick_tasks(load_spec(setup.tasks), setup.limit)
     keys = {f"{t.id}#0" for t in task_set.tasks}
     sources = []

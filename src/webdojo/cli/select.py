@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -13,9 +13,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from webdojo.errors import WebdojoError
-from webdojo.training.samples import SelectionSummary
-from webdojo.training.select_runs import SelectSettings, select
-from webdojo.training.selection import BcSettings
+
+if TYPE_CHECKING:
+    from webdojo.training.samples import SelectionSummary
 
 console = Console(soft_wrap=True)  # with --json, the JSON object is still the last stdout line
 errors = Console(stderr=True, soft_wrap=True)
@@ -58,6 +58,9 @@ def select_command(
     as_json: Annotated[bool, typer.Option("--json", help="print the summary as JSON last")] = False,
 ) -> None:
     """Turn stored runs into training samples with WebGym's, BrowserAgent's or Weblica's rule."""
+    from webdojo.training.select_runs import SelectSettings, select  # numpy: only when run
+    from webdojo.training.selection import BcSettings
+
     settings = SelectSettings(
         rule=rule, judge=judge, bc=BcSettings(power, last_k, samples, seed),
         group_size=group_size, sft=sft, sft_share=sft_share, seed=seed,
