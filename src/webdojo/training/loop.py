@@ -41,13 +41,15 @@ from webdojo.training.batches import corpus_texts
 from webdojo.training.contexts import selection_examples
 from webdojo.training.examples import Example
 from webdojo.training.generate import bundle_generator
-from webdojo.training.loop_config import JUDGE, LoopConfig
+from webdojo.training.loop_config import LoopConfig
 from webdojo.training.loop_plot import write_loop_plot
 from webdojo.training.loop_report import LoopReport, Rates, pct
 from webdojo.training.policy_server import PolicyServer, VllmServer, vllm_available
 from webdojo.training.select_runs import SelectSettings, select
 from webdojo.training.tiny_models import ModelBundle, load_bundle
 from webdojo.training.trainer import METRICS, TrainConfig, train
+
+JUDGE = "programmatic"  # the built-in sites verify themselves: no judge model needed
 
 Say = Callable[[str], None]
 

@@ -10,7 +10,6 @@ from webdojo.errors import ConfigError
 from webdojo.training.selection import BcSettings
 
 SERVERS = ("auto", "vllm", "transformers")
-JUDGE = "programmatic"  # the built-in sites verify themselves: no judge model needed
 
 
 @dataclass(frozen=True)
