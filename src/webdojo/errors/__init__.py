@@ -27,12 +27,14 @@ The ``fault`` says who is to blame, which decides how a trainer should treat the
     │   ├── NavigationTimeout          navigation_timeout
     │   ├── ActionFailed               action_failed
     │   ├── PageCrashed                page_crashed
+    │   ├── StartPageFailed            start_page_failed (the start page answered 4xx/5xx)
     │   ├── DownloadTooLarge           download_too_large (past the session's download bytes)
     │   └── TooManyDownloads           too_many_downloads (past the session's download count)
     ├── InfraError                     fault=infra
     │   ├── ChromiumNotFound           chromium_not_found
     │   ├── BrowserClosed              browser_closed
     │   ├── ModelError                 model_error
+    │   │   ├── ModelDown              model_down (run: the endpoint failed episode after episode)
     │   │   ├── ModelTimeout           model_timeout
     │   │   ├── ModelOutputInvalid     model_output_invalid (no usable reply after retries)
     │   │   └── ContextTooLong         context_too_long (even with images downscaled and dropped)
@@ -51,6 +53,7 @@ The ``fault`` says who is to blame, which decides how a trainer should treat the
     │   ├── LabelFileError             bad_label_file  (a human-label file: file:line: field)
     │   ├── ArchiveError               bad_archive     (a cache archive, WARC or HAR file)
     │   ├── ZimError                   bad_zim         (a ZIM file: missing, unreadable, not a ZIM)
+    │   ├── SuiteError                 bad_suite       (an eval suite: unknown, unreadable, a bad field)
     │   ├── MissingDependency          missing_dependency (a package or program to install)
     │   ├── MissingObservation         missing_observation (a step's context cannot be rebuilt)
     │   ├── UnknownTask                unknown_task    (server: no such task id)
@@ -109,6 +112,7 @@ from webdojo.errors.config import (
     RecordSchemaError,
     RequestTooLarge,
     ResumeMismatch,
+    SuiteError,
     TaskFileError,
     TrainingError,
     Unauthorized,
@@ -123,6 +127,7 @@ from webdojo.errors.env import (
     EnvError,
     NavigationTimeout,
     PageCrashed,
+    StartPageFailed,
     TooManyDownloads,
 )
 from webdojo.errors.infra import (
@@ -131,6 +136,7 @@ from webdojo.errors.infra import (
     ContextTooLong,
     InfraError,
     InternalError,
+    ModelDown,
     ModelError,
     ModelOutputInvalid,
     ModelTimeout,
@@ -178,6 +184,7 @@ __all__ = [
     "MissingDependency",
     "MissingImages",
     "MissingObservation",
+    "ModelDown",
     "ModelError",
     "ModelMismatch",
     "ModelOutputInvalid",
@@ -200,7 +207,9 @@ __all__ = [
     "SessionLost",
     "SiteUnreachable",
     "StaleElement",
+    "StartPageFailed",
     "StateError",
+    "SuiteError",
     "TaskFileError",
     "TextTooLong",
     "TooManyDownloads",

@@ -14,6 +14,13 @@ class TaskFileError(ConfigError):
     code = "bad_task_file"
 
 
+class SuiteError(ConfigError):
+    """An evaluation suite (``webdojo eval --suite``) that cannot be used: an unknown name, a
+    suite file that is missing, unreadable or has a bad field. ``details`` name the suite."""
+
+    code = "bad_suite"
+
+
 class RecordSchemaError(ConfigError):
     """A stored trajectory record this webdojo cannot read: a newer ``schema_version``, or a
     line that does not match the record model."""

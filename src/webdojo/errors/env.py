@@ -32,6 +32,13 @@ class PageCrashed(EnvError):
     code = "page_crashed"
 
 
+class StartPageFailed(EnvError):
+    """The episode's start page answered an HTTP error (4xx/5xx): the environment is broken,
+    not the agent, so the episode is a fault and never scored. ``details``: url, status."""
+
+    code = "start_page_failed"
+
+
 class DownloadTooLarge(EnvError):
     """A page's download would pass the session's cap on download bytes; it was cancelled
     (or deleted) and nothing of it stays on disk. Reported in ``Observation.downloads``."""

@@ -26,6 +26,13 @@ class ModelError(InfraError):
     code = "model_error"
 
 
+class ModelDown(ModelError):
+    """The model endpoint failed episode after episode, so the run stopped early: what was
+    scored is kept, and the same command resumes with the episodes not started."""
+
+    code = "model_down"
+
+
 class ModelTimeout(ModelError):
     code = "model_timeout"
 
