@@ -77,7 +77,7 @@ async def host() -> AsyncIterator[BrowserHost]:
 
 
 @pytest.fixture
-async def session(host: BrowserHost) -> AsyncIterator[BrowserSession]:
-    s = await host.new_session(TEST_OPTIONS)
+async def session(host: BrowserHost, base_url: str) -> AsyncIterator[BrowserSession]:
+    s = await host.new_session(TEST_OPTIONS.allowing(base_url))  # the test site, as an env's
     yield s
     await s.aclose()

@@ -38,7 +38,7 @@ async def within(seconds: float, work: Awaitable[Any]) -> Any:
 
 
 async def test_click_on_a_page_that_spins_forever(host: BrowserHost, base_url: str) -> None:
-    async with await host.new_session(FAST) as session:
+    async with await host.new_session(FAST.allowing(base_url)) as session:
         await session.goto(base_url + "busy.html")
         obs = await session.observe(ELEMENTS)
         spin = next(e.id for e in obs.elements or [] if e.html_id == "spin")
@@ -56,7 +56,7 @@ async def test_click_on_a_page_that_spins_forever(host: BrowserHost, base_url: s
 async def test_page_busy_in_bursts_is_cut_off(host: BrowserHost, base_url: str) -> None:
     """A timer that blocks the page for 5 s every 10 ms: stopping its script does not help
     for long, so the tab goes; the step still answers in time, the next goto loads."""
-    async with await host.new_session(FAST) as session:
+    async with await host.new_session(FAST.allowing(base_url)) as session:
         await session.goto(base_url + "busy.html")
         ids = {e.html_id: e.id for e in (await session.observe(ELEMENTS)).elements or []}
         click = Click(element=ids["bursts"])
@@ -77,7 +77,7 @@ async def test_page_busy_in_bursts_is_cut_off(host: BrowserHost, base_url: str) 
 
 
 async def test_goto_from_a_busy_page_loads_the_new_one(host: BrowserHost, base_url: str) -> None:
-    async with await host.new_session(FAST) as session:
+    async with await host.new_session(FAST.allowing(base_url)) as session:
         await session.goto(base_url + "busy.html")
         await session.page.evaluate("setTimeout(() => { while (true) {} }, 0)")
         goto = Goto(url=base_url + "two.html")
@@ -86,7 +86,7 @@ async def test_goto_from_a_busy_page_loads_the_new_one(host: BrowserHost, base_u
 
 
 async def test_final_state_of_a_hung_page_is_bounded(host: BrowserHost, base_url: str) -> None:
-    async with await host.new_session(FAST) as session:
+    async with await host.new_session(FAST.allowing(base_url)) as session:
         await session.goto(base_url + "busy.html")
         await session.page.evaluate("setTimeout(() => { while (true) {} }, 0)")
         error = await within(FAST.action_timeout_s, session.final_state(None))

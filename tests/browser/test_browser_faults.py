@@ -11,7 +11,7 @@ import pytest
 from browser_helpers import ids, text
 
 from webdojo.actions import Click, CoordSpace, Goto, Scroll, Select, TabFocus
-from webdojo.browser import BrowserHost, BrowserSession, SessionOptions, SessionState
+from webdojo.browser import BrowserHost, BrowserSession, NetworkPolicy, SessionOptions, SessionState
 from webdojo.errors import BrowserClosed, EnvError, NavigationTimeout, PageCrashed, StateError
 from webdojo.observation import ObservationOptions
 
@@ -54,7 +54,7 @@ async def test_covered_element_is_refused(session: BrowserSession, base_url: str
 async def test_navigation_timeouts_leave_the_session_usable(
     host: BrowserHost, base_url: str
 ) -> None:
-    options = SessionOptions(action_timeout_s=5, navigation_timeout_s=2)
+    options = SessionOptions(action_timeout_s=5, navigation_timeout_s=2).allowing(base_url)
     async with await host.new_session(options) as session:
         await session.goto(base_url + "nav.html")
         with pytest.raises(NavigationTimeout):
@@ -84,7 +84,7 @@ async def test_document_without_hooks_gets_them_and_navigations_are_seen(
         pass
 
     monkeypatch.setattr(BrowserSession, "_add_init_script", no_init_script)
-    options = SessionOptions(action_timeout_s=5, navigation_timeout_s=1)
+    options = SessionOptions(action_timeout_s=5, navigation_timeout_s=1).allowing(base_url)
     async with await host.new_session(options) as session:
         await session.goto(base_url + "nav.html")
         hooked = "() => !!(window[Symbol.for('webdojo')] || {}).doc"
@@ -99,7 +99,9 @@ async def test_document_without_hooks_gets_them_and_navigations_are_seen(
 
 @pytest.mark.slow
 async def test_action_timeout_then_next_action_works(host: BrowserHost, base_url: str) -> None:
-    async with await host.new_session(SessionOptions(action_timeout_s=2)) as session:
+    async with await host.new_session(
+        SessionOptions(action_timeout_s=2).allowing(base_url)
+    ) as session:
         await session.goto(base_url + "pointer.html")
         # A click handler that blocks the page for 4 s (synchronous XHR) outlasts the deadline.
         await session.page.evaluate(
@@ -118,7 +120,8 @@ async def test_action_timeout_then_next_action_works(host: BrowserHost, base_url
 
 
 async def test_page_crash_is_reported(host: BrowserHost, base_url: str) -> None:
-    session = await host.new_session()
+    # the policy off: a start URL goes through it, and chrome://crash is a blocked scheme
+    session = await host.new_session(SessionOptions(network=NetworkPolicy(enabled=False)))
     await session.goto(base_url + "pointer.html")
     with pytest.raises(EnvError):  # PageCrashed, or ActionFailed if the crash event trails
         await session.goto("chrome://crash")
@@ -144,7 +147,7 @@ async def test_page_crash_is_reported(host: BrowserHost, base_url: str) -> None:
 async def test_dead_browser_raises_browser_closed(base_url: str) -> None:
     host = await BrowserHost.launch()
     try:
-        session = await host.new_session()
+        session = await host.new_session(SessionOptions().allowing(base_url))
         await session.goto(base_url + "pointer.html")
         cdp = await host.browser.new_browser_cdp_session()
         info = await cdp.send("SystemInfo.getProcessInfo")
@@ -196,7 +199,7 @@ async def test_a_dead_browser_ends_every_operation_under_way_at_once(base_url: s
     once. Before the fix the click reported success and the two waits ran until pytest's
     timeout: nothing wakes a wait on a browser that is gone."""
     host = await BrowserHost.launch()
-    patient = SessionOptions(action_timeout_s=600, navigation_timeout_s=600)
+    patient = SessionOptions(action_timeout_s=600, navigation_timeout_s=600).allowing(base_url)
     try:
         loading, clicking = await host.new_session(patient), await host.new_session(patient)
         await clicking.goto(base_url + "nav.html")

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from webdojo.actions import Click
-from webdojo.browser import BrowserHost, BrowserSession, SessionState
+from webdojo.browser import BrowserHost, BrowserSession, SessionOptions, SessionState
 from webdojo.observation import ObservationOptions
 
 pytestmark = pytest.mark.browser
@@ -19,10 +19,10 @@ async def test_host_facts(host: BrowserHost) -> None:
 
 
 async def test_sessions_are_fresh_and_isolated(host: BrowserHost, base_url: str) -> None:
-    first = await host.new_session()
+    first = await host.new_session(SessionOptions().allowing(base_url))
     await first.goto(base_url + "form.html")
     await first.page.evaluate("() => localStorage.setItem('k', '1')")
-    second = await host.new_session()
+    second = await host.new_session(SessionOptions().allowing(base_url))
     await second.goto(base_url + "form.html")
     assert (await first.final_state(None)).storage == {"k": 1}
     assert (await second.final_state(None)).storage == {}

@@ -38,7 +38,9 @@ async def test_jpeg_by_default_png_on_request(session: BrowserSession, base_url:
 
 
 async def test_viewport_size_is_configurable(host: BrowserHost, base_url: str) -> None:
-    async with await host.new_session(SessionOptions(viewport_width=800, viewport_height=600)) as s:
+    async with await host.new_session(
+        SessionOptions(viewport_width=800, viewport_height=600).allowing(base_url)
+    ) as s:
         await s.goto(base_url + "pointer.html")
         obs = await s.observe(ObservationOptions())
         assert image(obs).size == (800, 600)

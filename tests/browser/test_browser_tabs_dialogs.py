@@ -68,7 +68,7 @@ async def test_beforeunload_lets_the_navigation_go(session: BrowserSession, base
 async def test_a_page_opening_windows_in_a_loop_is_held_to_the_tab_cap(
     host: BrowserHost, base_url: str
 ) -> None:
-    session = await host.new_session(replace(TEST_OPTIONS, max_tabs=4))
+    session = await host.new_session(replace(TEST_OPTIONS, max_tabs=4).allowing(base_url))
     try:
         await session.goto(base_url + "spam.html")
         obs = await session.step(Click(element=(await ids(session))["spam"]), SHOT)

@@ -75,7 +75,10 @@ def on_disk(session: BrowserSession) -> dict[str, int]:
 async def test_concurrent_sessions_do_not_see_each_others_canaries(
     host: BrowserHost, site: IsolationSite
 ) -> None:
-    a, b = await asyncio.gather(host.new_session(TEST_OPTIONS), host.new_session(TEST_OPTIONS))
+    a, b = await asyncio.gather(
+        host.new_session(TEST_OPTIONS.allowing(site.url)),
+        host.new_session(TEST_OPTIONS.allowing(site.url)),
+    )
     try:
         await plant(a, site, "conc")
         assert site.hits["conc"] == 1
@@ -94,11 +97,11 @@ async def test_concurrent_sessions_do_not_see_each_others_canaries(
 async def test_a_later_session_does_not_see_a_closed_ones_canaries(
     host: BrowserHost, site: IsolationSite
 ) -> None:
-    async with await host.new_session(TEST_OPTIONS) as a:
+    async with await host.new_session(TEST_OPTIONS.allowing(site.url)) as a:
         await plant(a, site, "seq")
         assert await probe(a, site, "seq") == ALL_CANARIES
         assert site.hits["seq"] == 1
-    async with await host.new_session(TEST_OPTIONS) as b:
+    async with await host.new_session(TEST_OPTIONS.allowing(site.url)) as b:
         assert await probe(b, site, "seq") == set()
         assert site.hits["seq"] == 2
         assert on_disk(b) == {}
@@ -109,8 +112,8 @@ async def test_download_dirs_are_removed_at_close_and_after_a_browser_kill(
 ) -> None:
     host = await BrowserHost.launch()
     try:
-        kept = await host.new_session(TEST_OPTIONS)
-        killed = await host.new_session(TEST_OPTIONS)
+        kept = await host.new_session(TEST_OPTIONS.allowing(site.url))
+        killed = await host.new_session(TEST_OPTIONS.allowing(site.url))
         for session, token in ((kept, "close1"), (killed, "kill1")):
             await plant(session, site, token)
         assert kept.downloads is not None and killed.downloads is not None
@@ -159,7 +162,9 @@ def test_download_caps_cannot_be_negative() -> None:
 async def test_an_over_cap_download_leaves_nothing_past_the_cap(
     host: BrowserHost, site: IsolationSite, path: str
 ) -> None:
-    options = SessionOptions(action_timeout_s=10.0, navigation_timeout_s=10.0, max_download_mb=1)
+    options = SessionOptions(
+        action_timeout_s=10.0, navigation_timeout_s=10.0, max_download_mb=1
+    ).allowing(site.url)
     async with await host.new_session(options) as session:
         await session.goto(site.url + "/download-page")
         await click_download(session, site.url + "/" + path.format(n=MB // 2))
@@ -174,7 +179,9 @@ async def test_an_over_cap_download_leaves_nothing_past_the_cap(
 
 
 async def test_the_download_count_is_capped(host: BrowserHost, site: IsolationSite) -> None:
-    options = SessionOptions(action_timeout_s=10.0, navigation_timeout_s=10.0, max_downloads=1)
+    options = SessionOptions(
+        action_timeout_s=10.0, navigation_timeout_s=10.0, max_downloads=1
+    ).allowing(site.url)
     async with await host.new_session(options) as session:
         await session.goto(site.url + "/download-page")
         await click_download(session, site.url + "/big/100")

@@ -3,11 +3,12 @@ loopback (a port no session allows), in every spelling of its address, must fail
 
 Cases are address spellings x vectors (agent navigations, redirects, page navigations,
 popups, iframes, subresources, fetch, beacons, WebSockets, workers, forms, and documents the
-page makes up: data: and srcdoc frames, a javascript: link). One session,
-started at the allowed site (so that origin is let through), serves all of them. Each case
+page makes up: data: and srcdoc frames, a javascript: link). One session, whose options
+allow the site's origin (as an env allows its own site server), serves all of them. Each case
 waits until the proxy has refused the decoy (or Chromium refused it itself). The last tests
 check that the decoy saw 0 requests, and that with the policy off the same vectors do reach it
-(so the cases would fail if the policy did nothing).
+(so the cases would fail if the policy did nothing). The start URL gets no exception of its
+own: the decoy as a session's start URL, in the same spellings, is refused too.
 """
 
 from __future__ import annotations
@@ -73,8 +74,8 @@ def servers() -> Iterator[Servers]:
 
 @pytest.fixture(scope="module")
 async def guarded(host: BrowserHost, servers: Servers) -> AsyncIterator[BrowserSession]:
-    session = await host.new_session(TEST_OPTIONS)
-    await session.goto(servers.site_url + "/")  # the start URL: its origin is allowed
+    session = await host.new_session(TEST_OPTIONS.allowing(servers.site_url))
+    await session.goto(servers.site_url + "/")  # a start URL at the allowed origin
     yield session
     await session.aclose()
 
@@ -194,14 +195,65 @@ async def test_control_the_allowed_site_is_reached(
     assert guarded.page.url == servers.site_url + "/control/allowed"
 
 
-async def test_deny_list_beats_the_start_url(host: BrowserHost, servers: Servers) -> None:
-    policy = NetworkPolicy(deny_hosts=("127.0.0.1",))
+async def test_deny_list_beats_an_allowed_origin(host: BrowserHost, servers: Servers) -> None:
+    policy = NetworkPolicy(deny_hosts=("127.0.0.1",)).with_origins(servers.site_url)
     session = await host.new_session(TEST_OPTIONS.__class__(network=policy))
     try:
+        with pytest.raises(NetworkBlocked, match="deny list"):
+            await session.goto(servers.site_url + "/")
         with pytest.raises(NetworkBlocked, match="deny list"):
             await session.execute(Goto(url=servers.site_url + "/"))
     finally:
         await session.aclose()
+
+
+# The decoy (or an address where nothing of ours listens) as a session's start URL; {p} is the
+# decoy's port. Refused before anything is sent, so the 169.254/10/192.168 ones reach no one.
+START_SPELLINGS = {
+    "dotted": "127.0.0.1:{p}",
+    "localhost": "localhost:{p}",
+    "decimal": "2130706433:{p}",
+    "hex": "0x7f000001:{p}",
+    "octal": "0177.0.0.1:{p}",
+    "short2": "127.1:{p}",
+    "metadata": "169.254.169.254:{p}",
+    "private10": "10.0.0.1:{p}",
+    "private192": "192.168.0.1:{p}",
+}
+
+
+@pytest.mark.parametrize("spelling", START_SPELLINGS)
+async def test_a_start_url_gets_no_exception(
+    host: BrowserHost, servers: Servers, spelling: str
+) -> None:
+    """The env allows its own site; a start URL elsewhere on loopback or a private network is
+    refused as an agent's goto is, and the session goes on at its own site."""
+    case = f"/start/{spelling}"
+    target = "http://" + START_SPELLINGS[spelling].format(p=servers.decoy_port) + case
+    async with await host.new_session(TEST_OPTIONS.allowing(servers.site_url)) as session:
+        assert session.netguard is not None
+        with pytest.raises(NetworkBlocked) as info:
+            await session.goto(target)
+        assert info.value.code == "blocked_by_policy" and info.value.details["port"] == (
+            servers.decoy_port
+        )
+        assert session.netguard.connections == 0  # nothing went through the proxy
+        await session.goto(servers.site_url + "/control/start")  # the env's own site: fine
+        assert session.page.url == servers.site_url + "/control/start"
+    assert not [hit for hit in servers.decoy_hits.seen if case in hit[1]]
+
+
+async def test_an_allowed_origin_lets_the_operators_loopback_server_through(
+    host: BrowserHost, servers: Servers
+) -> None:
+    """``--allow-host http://127.0.0.1:PORT``: the operator's own server, that origin only."""
+    decoy = f"http://127.0.0.1:{servers.decoy_port}"
+    async with await host.new_session(TEST_OPTIONS.allowing(decoy)) as session:
+        await session.goto(decoy + "/control/operator")
+        assert session.page.url == decoy + "/control/operator"
+        with pytest.raises(NetworkBlocked):
+            await session.goto(servers.site_url + "/")  # not allowed in this session
+    assert any(hit[1] == "/control/operator" for hit in servers.decoy_hits.seen)
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ import ipaddress
 
 import pytest
 
-from webdojo.browser.netguard import NetGuard
+from webdojo.browser.netguard import NetGuard, refuse_url
 from webdojo.browser.netpolicy import (
     NetworkPolicy,
     canonical_host,
@@ -162,14 +162,40 @@ def test_the_policy_is_part_of_the_context_key() -> None:
     assert SessionOptions().context_key() == SessionOptions().context_key()
 
 
-def test_start_urls_open_only_local_origins() -> None:
+def test_allowed_origins_are_not_part_of_the_context_key() -> None:
+    """A warm context takes its episode's allowed origins (the env's site server)."""
+    own = SessionOptions().allowing("http://127.0.0.1:8000")
+    assert own.network.allow_origins == ("http://127.0.0.1:8000",)
+    assert own.context_key() == SessionOptions().context_key()
+
+
+# A start URL in every spelling of a local or private address: refused as an agent's goto is.
+START_SPELLINGS = [
+    "http://127.0.0.1:8000/", "http://localhost:8000/", "http://2130706433:8000/",
+    "http://0x7f000001:8000/", "http://0177.0.0.1:8000/", "http://127.1:8000/",
+    "http://169.254.169.254/latest/meta-data/", "http://10.1.2.3/", "http://192.168.1.1/",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("url", START_SPELLINGS)
+def test_start_urls_get_no_exception(url: str) -> None:
     guard = NetGuard(POLICY)
-    guard.allow_start_url("http://127.0.0.1:8000/index.html")
-    guard.allow_start_url("https://rebinding.example/")  # a public name gets no exception
-    guard.precheck("http://127.0.0.1:8000/other")
-    with pytest.raises(NetworkBlocked, match=r"127\.0\.0\.1:8001 .*private address"):
-        guard.precheck("http://127.0.0.1:8001/")
-    assert guard.blocks[-1].verdict.rule == "private address"
+    with pytest.raises(NetworkBlocked) as info:
+        guard.precheck(url)
+    assert info.value.code == "blocked_by_policy"
+    assert guard.blocks[-1].verdict.rule in ("private address", "local or metadata name")
+    with pytest.raises(NetworkBlocked):
+        refuse_url(POLICY, url)  # the server's check at create, without a proxy
+
+
+def test_only_the_allowed_origin_passes() -> None:
+    policy = NetworkPolicy().with_origins("http://127.0.0.1:8000")
+    NetGuard(policy).precheck("http://127.0.0.1:8000/index.html")
+    refuse_url(policy, "http://2130706433:8000/")  # the same origin in another spelling
+    refuse_url(policy, "about:blank")
+    for url in ("http://127.0.0.1:8001/", "http://localhost:8000/", "http://127.0.0.2:8000/"):
+        with pytest.raises(NetworkBlocked):
+            refuse_url(policy, url)
 
 
 async def _socks_connect(port: int, host: str, target_port: int) -> int:

@@ -18,6 +18,7 @@ from playwright.async_api import BrowserContext
 
 from webdojo.browser.chromium import BrowserConfig
 from webdojo.browser.host import BrowserHost
+from webdojo.browser.options import SessionOptions
 from webdojo.cache.determinism import (
     DETERMINISTIC_LAUNCH_ARGS,
     Determinism,
@@ -295,7 +296,7 @@ async def test_applies_to_a_session_and_keeps_its_document_tokens(
     # A session's hooks.js (installed first, by new_session) takes a random token per document
     # to notice navigations: it must keep the real Math.random, while the page gets the seeded
     # one. The session's page exists already; the script still applies from its next load.
-    session = await det_host.new_session()
+    session = await det_host.new_session(SessionOptions().allowing(url))
     try:
         await apply(session.page.context, DET)
         tokens, randoms = [], []

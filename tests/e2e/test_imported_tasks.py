@@ -42,7 +42,9 @@ def test_unreachable_website_is_infra_and_unverified_task_has_no_reward(tmp_path
         task_file = tmp_path / "tasks.jsonl"
         task_file.write_text("".join(json.dumps(t) + "\n" for t in tasks))
         out = tmp_path / "run"
-        args = ["run", "--tasks", str(task_file), "--policy", "random", "--out", str(out)]
+        args = ["run", "--tasks", str(task_file), "--policy", "random", "--out", str(out),
+                # loopback stands for the web here: the operator lets these two origins in
+                "--allow-host", live.base_url, "--allow-host", dead.rstrip("/")]  # fmt: skip
         summary = last_json(webdojo(*args, "--json"))
     assert summary["episodes"] == 2
     assert summary["faults"] == {"site_unreachable": 1}

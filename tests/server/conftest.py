@@ -4,9 +4,10 @@
   clicks in localStorage, so a second click would show), ``/slow`` (a page that never
   finishes loading: the handler holds the connection until teardown) and ``/plain.html``.
 * ``make_server``: ``create_app`` over an ``InlinePool`` under real uvicorn in a thread, with
-  the settings a test needs (short leases, small limits).
+  the settings a test needs (short leases, small limits). Its sessions may reach the test
+  site (its origin allowed, as an operator's ``--allow-host`` would).
 * ``server_process``: ``python -m webdojo.cli serve --workers 0`` as a child process,
-  with a bearer token and room for 3 sessions.
+  with a bearer token, room for 3 sessions and ``--allow-host`` for the test site.
 * ``site``: the worker and pool tests' site (``_pool_fixtures.py``), one per test module.
 """
 
@@ -85,12 +86,12 @@ def builtin_tasks() -> TaskSet:
 
 
 @pytest.fixture(scope="session")
-def make_server(builtin_tasks: TaskSet) -> Iterator[Callable[..., ThreadServer]]:
+def make_server(builtin_tasks: TaskSet, test_site: str) -> Iterator[Callable[..., ThreadServer]]:
     """Start servers (one Chromium each) that stop when the test session ends."""
     started: list[ThreadServer] = []
 
     def make(**settings: Any) -> ThreadServer:
-        settings.setdefault("session", FAST)
+        settings.setdefault("session", FAST.allowing(test_site))
         app = create_app(InlinePool(), builtin_tasks, ServerSettings(**settings))
         server = ThreadServer(app).start()
         started.append(server)
@@ -113,9 +114,9 @@ def server_token() -> str:
 
 
 @pytest.fixture(scope="session")
-def server_process() -> Iterator[ServerProcess]:
+def server_process(test_site: str) -> Iterator[ServerProcess]:
     args = ["--workers", "0", "--max-sessions", "3", "--token", TOKEN]
-    args += ["--navigation-timeout", "5", "--action-timeout", "10"]
+    args += ["--navigation-timeout", "5", "--action-timeout", "10", "--allow-host", test_site]
     with ServerProcess(args) as server:
         yield server
 

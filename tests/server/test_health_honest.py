@@ -16,6 +16,7 @@ import pytest
 from _pool_fixtures import wait_until
 
 from webdojo.asgi import ThreadServer
+from webdojo.browser.options import SessionOptions
 from webdojo.server.api.app import ServerSettings, create_app
 from webdojo.server.pool.base import PoolStats, WorkerStatus
 from webdojo.server.pool.inline import InlinePool
@@ -25,9 +26,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
 
 @pytest.fixture
-def served(builtin_tasks: TaskSet) -> Iterator[tuple[ThreadServer, InlinePool]]:
+def served(builtin_tasks: TaskSet, test_site: str) -> Iterator[tuple[ThreadServer, InlinePool]]:
     pool = InlinePool()
-    server = ThreadServer(create_app(pool, builtin_tasks, ServerSettings())).start()
+    settings = ServerSettings(session=SessionOptions().allowing(test_site))
+    server = ThreadServer(create_app(pool, builtin_tasks, settings)).start()
     yield server, pool
     server.stop()
 

@@ -30,7 +30,7 @@ def site() -> Iterator[Site]:
 async def test_sessions_use_warm_contexts_and_a_dead_browser_loses_them(site: Site) -> None:
     async with InlinePool(WorkerConfig(warm_contexts=1, warm_options=FAST)) as pool:
         await wait_until(lambda: pool.worker.stats()["warm_ready"] == 1, "a warm context")
-        session_id, worker, obs = await pool.create(site.page(), FAST, SHOT)
+        session_id, worker, obs = await pool.create(site.page(), FAST.allowing(site.url), SHOT)
         assert worker == WORKER_ID and obs.title == "Counter"
         assert pool.worker.stats()["warm_hits"] == 1
         stats = pool.stats()
@@ -48,7 +48,9 @@ async def test_sessions_use_warm_contexts_and_a_dead_browser_loses_them(site: Si
         with pytest.raises(UnknownSession):
             await pool.observe(session_id, SHOT)
 
-        session_id, _, obs = await pool.create(site.page(), FAST, SHOT)  # a new browser
+        session_id, _, obs = await pool.create(
+            site.page(), FAST.allowing(site.url), SHOT
+        )  # a new browser
         obs = await pool.step(session_id, Click(x=5, y=5), SHOT)
         assert obs.last_error is None
         assert pool.stats().restarts == 1

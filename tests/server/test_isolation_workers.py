@@ -68,7 +68,9 @@ def roots_of(pid: int, tmp: Path) -> list[Path]:
 
 async def plant(pool: Pool, site: IsolationSite, token: str) -> tuple[str, str]:
     """A session that planted ``token``'s canaries and whose download was reported."""
-    session_id, worker, obs = await pool.create(site.plant_url(token), FAST, BARE)
+    session_id, worker, obs = await pool.create(
+        site.plant_url(token), FAST.allowing(site.url), BARE
+    )
     await site.wait_planted(token)
     got = list(obs.downloads)
     async with asyncio.timeout(20):  # the server saw /planted: the browser is committing it
@@ -102,14 +104,14 @@ async def test_sessions_on_one_worker_are_isolated(
 ) -> None:
     pool = inline_pool
     a, _ = await plant(pool, site, "w1")
-    b = (await pool.create(site.url + "/blank", FAST, BARE))[0]
+    b = (await pool.create(site.url + "/blank", FAST.allowing(site.url), BARE))[0]
     assert await probe(pool, b, site, "w1") == set()
     assert site.hits["w1"] == 2
     assert await downloads(pool, b, wait=False) == []
     assert await probe(pool, a, site, "w1") == ALL_CANARIES
     assert site.hits["w1"] == 2
     await pool.close(a)
-    c = (await pool.create(site.url + "/blank", FAST, BARE))[0]  # after a closed
+    c = (await pool.create(site.url + "/blank", FAST.allowing(site.url), BARE))[0]  # after a closed
     assert await probe(pool, c, site, "w1") == set()
     assert site.hits["w1"] == 3
     for session_id in (b, c):
@@ -124,7 +126,9 @@ async def test_a_warm_session_takes_its_episodes_download_caps(
     await wait_for_warm(pool)
     hits = pool.worker.stats()["warm_hits"]
     no_downloads = dataclasses.replace(FAST, max_downloads=0)  # same context: warm is fine
-    session_id, _, obs = await pool.create(site.plant_url("w3"), no_downloads, BARE)
+    session_id, _, obs = await pool.create(
+        site.plant_url("w3"), no_downloads.allowing(site.url), BARE
+    )
     assert pool.worker.stats()["warm_hits"] == hits + 1
     await site.wait_planted("w3")
     [got] = obs.downloads or await downloads(pool, session_id, wait=True)
@@ -143,7 +147,7 @@ async def test_sessions_on_two_workers_are_isolated(
 ) -> None:
     pool = two_workers
     a, worker_a = await plant(pool, site, "w2")
-    b, worker_b, _ = await pool.create(site.url + "/blank", FAST, BARE)
+    b, worker_b, _ = await pool.create(site.url + "/blank", FAST.allowing(site.url), BARE)
     assert {worker_a, worker_b} == {"local-0", "local-1"}
     assert await probe(pool, b, site, "w2") == set()
     assert site.hits["w2"] == 2

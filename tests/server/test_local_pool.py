@@ -41,7 +41,7 @@ async def pool() -> AsyncIterator[LocalPool]:
 async def open_sessions(pool: LocalPool, site: Site, n: int) -> dict[str, list[str]]:
     by_worker: dict[str, list[str]] = {}
     for _ in range(n):
-        session_id, worker, obs = await pool.create(site.page(), FAST, SHOT)
+        session_id, worker, obs = await pool.create(site.page(), FAST.allowing(site.url), SHOT)
         assert obs.title == "Counter"
         by_worker.setdefault(worker, []).append(session_id)
     return by_worker
@@ -74,7 +74,7 @@ async def test_killed_worker_loses_its_sessions_only_and_is_restarted(
     await wait_until(lambda: pool.stats().workers_alive == 2, "the worker is restarted")
     stats = pool.stats()
     assert stats.restarts == restarts + 1 and stats.sessions == 2
-    session_id, worker, _ = await pool.create(site.page(), FAST, SHOT)
+    session_id, worker, _ = await pool.create(site.page(), FAST.allowing(site.url), SHOT)
     assert worker == "local-0"  # capacity is back, and it is the emptiest worker
     for old in doomed:
         await pool.close(old)  # a lost session closes quietly
@@ -110,7 +110,7 @@ async def test_killed_chromium_gives_a_typed_error_and_the_worker_recovers(
     assert pool.stats().workers_alive == 2  # the worker process itself lives on
 
     # New sessions on that worker work (it launched a new browser).
-    session_id, worker, obs = await pool.create(site.page(), FAST, SHOT)
+    session_id, worker, obs = await pool.create(site.page(), FAST.allowing(site.url), SHOT)
     assert worker == "local-1" and obs.title == "Counter"
     obs = await pool.step(session_id, Click(x=5, y=5), SHOT)
     assert obs.last_error is None
@@ -131,7 +131,7 @@ async def test_unknown_session_and_hung_start_page(pool: LocalPool, site: Site) 
         await pool.step("nope", Click(x=1, y=1), SHOT)
     hurried = SessionOptions(navigation_timeout_s=1.0, action_timeout_s=10.0)
     with pytest.raises(NavigationTimeout):  # rebuilt from its code on this side of the socket
-        await pool.create(site.page("slow"), hurried, SHOT)
+        await pool.create(site.page("slow"), hurried.allowing(site.url), SHOT)
     assert pool.stats().sessions == 0
 
 
@@ -145,5 +145,5 @@ async def test_hung_worker_is_killed_and_replaced(pool: LocalPool, site: Site) -
         await pool.observe(by_worker["local-1"][0], SHOT)
     await wait_until(lambda: pool.stats().restarts == restarts + 1, "a new worker is started")
     await wait_until(lambda: pool.stats().workers_alive == 2, "both workers are alive")
-    _, worker, obs = await pool.create(site.page(), FAST, SHOT)
+    _, worker, obs = await pool.create(site.page(), FAST.allowing(site.url), SHOT)
     assert worker == "local-1" and obs.title == "Counter"

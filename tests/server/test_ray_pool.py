@@ -25,7 +25,7 @@ from _pool_fixtures import FAST, Site, serve_site, wait_until
 from ray.cluster_utils import Cluster
 
 from webdojo.actions import Click
-from webdojo.errors import EnvError, SessionLost, UnknownSession
+from webdojo.errors import NetworkBlocked, SessionLost, UnknownSession
 from webdojo.observation import ObservationOptions
 from webdojo.server.child_process import ServerProcess
 from webdojo.server.pool.ray_pool import RayPool, RayPoolConfig
@@ -87,7 +87,7 @@ async def test_sessions_spread_over_nodes_and_a_killed_actor_comes_back(
 
         by_worker: dict[str, list[str]] = {}
         for _ in range(4):
-            session_id, worker, obs = await pool.create(site.page(), FAST, SHOT)
+            session_id, worker, obs = await pool.create(site.page(), FAST.allowing(site.url), SHOT)
             assert obs.title == "Counter"
             assert isinstance(obs.screenshot, bytes) and obs.screenshot[:2] == b"\xff\xd8"  # JPEG
             by_worker.setdefault(worker, []).append(session_id)
@@ -100,8 +100,8 @@ async def test_sessions_spread_over_nodes_and_a_killed_actor_comes_back(
                 assert obs.last_error is None
 
         # A webdojo error raised inside the actor comes back as itself, not as RayTaskError.
-        with pytest.raises(EnvError) as refused:
-            await pool.create("http://127.0.0.1:9/", FAST, SHOT)  # nothing listens there
+        with pytest.raises(NetworkBlocked) as refused:
+            await pool.create("http://127.0.0.1:9/", FAST, SHOT)  # not an allowed origin
         assert type(refused.value).__module__ == "webdojo.errors"
         assert refused.value.code == type(refused.value).code
 
@@ -137,7 +137,7 @@ async def test_sessions_spread_over_nodes_and_a_killed_actor_comes_back(
         # The replacement swept the killed actor's TMPDIR and the profile in it.
         await wait_until(lambda: not tmpdirs[0].exists(), "the killed actor's TMPDIR goes")
         tmpdirs.append(Path((await pool.worker_stats())["ray-0"]["tmpdir"]))
-        session_id, worker, obs = await pool.create(site.page(), FAST, SHOT)
+        session_id, worker, obs = await pool.create(site.page(), FAST.allowing(site.url), SHOT)
         assert worker == "ray-0"  # the replacement has the fewest sessions
         assert (await pool.step(session_id, Click(x=5, y=5), SHOT)).last_error is None
 
@@ -160,6 +160,7 @@ def test_serve_with_ray_runs_sessions_on_the_cluster(cluster: str, site: Site) -
     SIGTERM it shuts down in order (``ray.init`` would make SIGTERM exit at once), so its
     actors remove their TMPDIRs."""
     args = ["--ray", cluster, "--workers", "2", "--navigation-timeout", "10", "--log-level", "info"]
+    args += ["--allow-host", site.url]  # the test site, as an operator allows a local server
     before = set(Path(tempfile.gettempdir()).glob("webdojo-worker-*-ray-*"))
     with (
         ServerProcess(args, start_timeout_s=PATIENT_S) as server,

@@ -178,7 +178,9 @@ _GONE = {"session_closed", "session_expired", "session_lost", "unknown_session"}
 @pytest.fixture(scope="module")
 def live(builtin_tasks: TaskSet, test_site: str) -> Iterator[Live]:
     pool = InlinePool(WorkerConfig(browser=BrowserConfig(extra_args=OFFLINE)))
-    app = create_app(pool, builtin_tasks, ServerSettings(max_sessions=4, session=FAST))
+    app = create_app(
+        pool, builtin_tasks, ServerSettings(max_sessions=4, session=FAST.allowing(test_site))
+    )
     with ThreadServer(app) as server:
         state = Live(server.url, f"{test_site}/counter.html")
         yield state

@@ -38,9 +38,10 @@ async def _download_errors(server: ServerProcess, url: str) -> list[str | None]:
 
 
 async def test_max_downloads_reaches_the_sessions(site: IsolationSite) -> None:
-    with ServerProcess(["--workers", "0", "--max-downloads", "0"]) as server:
+    allow = ["--allow-host", site.url]  # the test site, as an operator allows a local server
+    with ServerProcess(["--workers", "0", "--max-downloads", "0", *allow]) as server:
         refused = await _download_errors(server, site.plant_url("serve-cap"))
     assert refused == ["too_many_downloads"]
-    with ServerProcess(["--workers", "0"]) as server:  # the control: the default lets it in
+    with ServerProcess(["--workers", "0", *allow]) as server:  # the control: default caps
         kept = await _download_errors(server, site.plant_url("serve-default"))
     assert kept == [None]

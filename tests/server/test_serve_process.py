@@ -306,7 +306,8 @@ async def test_killed_browser_gives_session_lost_and_the_server_survives(
 
 
 async def test_reaper_closes_idle_sessions_of_a_server_process(test_site: str) -> None:
-    with ServerProcess(["--workers", "0", "--idle-ttl", "1"]) as server:
+    args = ["--workers", "0", "--idle-ttl", "1", "--allow-host", test_site]
+    with ServerProcess(args) as server:
         async with httpx.AsyncClient(base_url=server.url, timeout=60) as client:
             sid = (await _open(client, start_url=f"{test_site}/plain.html"))["session_id"]
             for _ in range(300):  # no timing assertion: wait until the reaper has been by

@@ -39,12 +39,12 @@ async def _spare_pid(worker: Worker) -> int:
 async def test_a_dead_browser_is_replaced_by_the_spare(site: Site) -> None:
     async with Worker(SPARE) as worker:
         spare = await _spare_pid(worker)
-        session_id, _ = await worker.create(site.page(), FAST, SHOT)
+        session_id, _ = await worker.create(site.page(), FAST.allowing(site.url), SHOT)
         os.kill(worker.stats()["browser_pids"][0], signal.SIGKILL)
         with pytest.raises(BrowserClosed):
             await worker.step(session_id, Click(x=5, y=5), SHOT)
         await worker.close(session_id)
-        session_id, obs = await worker.create(site.page(), FAST, SHOT)
+        session_id, obs = await worker.create(site.page(), FAST.allowing(site.url), SHOT)
         assert obs.title == "Counter"
         stats = worker.stats()
         assert stats["browser_pids"] == [spare] and stats["spares_taken"] == 1
@@ -63,7 +63,7 @@ async def test_a_spare_that_died_while_waiting_is_not_handed_out(site: Site) -> 
         os.kill(worker.stats()["browser_pids"][0], signal.SIGKILL)
         # the watchdog replaces the dead browser: with a fresh launch, not the dead spare
         await wait_until(lambda: worker.stats()["browser_restarts"] == 1, "a relaunch")
-        session_id, obs = await worker.create(site.page(), FAST, SHOT)
+        session_id, obs = await worker.create(site.page(), FAST.allowing(site.url), SHOT)
         assert obs.title == "Counter"
         stats = worker.stats()
         assert stats["spares_taken"] == 0 and stats["browser_pids"] != [spare]

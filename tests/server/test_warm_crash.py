@@ -24,12 +24,14 @@ async def test_a_crashed_warm_page_is_not_handed_out(site: Site) -> None:
         with contextlib.suppress(PlaywrightError):
             await spare.page.goto("chrome://crash", timeout=5000)
         await wait_until(lambda: spare.state is SessionState.CRASHED, "the warm page crashed")
-        session_id, obs = await worker.create(site.page(), FAST, ObservationOptions())
+        session_id, obs = await worker.create(
+            site.page(), FAST.allowing(site.url), ObservationOptions()
+        )
         assert obs.title == "Counter" and obs.last_error is None
         assert worker.stats()["warm_hits"] == 0
         await worker.close(session_id)
         # the pool refills with a working page
         await wait_until(lambda: worker.stats()["warm_ready"] == 1, "a new warm page")
-        again, obs = await worker.create(site.page(), FAST, ObservationOptions())
+        again, obs = await worker.create(site.page(), FAST.allowing(site.url), ObservationOptions())
         assert obs.title == "Counter" and worker.stats()["warm_hits"] == 1
         await worker.close(again)

@@ -44,7 +44,7 @@ async def count_button(worker: Worker, session_id: str) -> int:
 async def test_session_operations_and_warm_pool(worker: Worker, site: Site) -> None:
     await wait_until(lambda: worker.stats()["warm_ready"] == 1, "the warm pool is filled")
     hits = worker.stats()["warm_hits"]
-    session_id, first = await worker.create(site.page(), FAST, ELEMENTS)
+    session_id, first = await worker.create(site.page(), FAST.allowing(site.url), ELEMENTS)
     assert first.title == "Counter" and first.screenshot and first.elements
     assert worker.stats()["warm_hits"] == hits + 1  # a warm context, not a cold one
     obs = await worker.step(session_id, Click(element=await count_button(worker, session_id)), SHOT)
@@ -61,7 +61,7 @@ async def test_session_operations_and_warm_pool(worker: Worker, site: Site) -> N
     # Another viewport cannot use a warm context (the viewport is fixed per context).
     cold = worker.stats()["cold_creates"]
     small = SessionOptions(viewport_width=800, viewport_height=600, navigation_timeout_s=10)
-    session_id, first = await worker.create(site.page(), small, SHOT)
+    session_id, first = await worker.create(site.page(), small.allowing(site.url), SHOT)
     assert first.viewport_width == 800 and worker.stats()["cold_creates"] == cold + 1
     await worker.close(session_id)
 
@@ -71,9 +71,9 @@ async def test_hung_navigation_times_out_and_the_worker_keeps_serving(
 ) -> None:
     hurried = SessionOptions(navigation_timeout_s=1.0, action_timeout_s=10.0)
     with pytest.raises(NavigationTimeout):
-        await worker.create(site.page("slow"), hurried, SHOT)
+        await worker.create(site.page("slow"), hurried.allowing(site.url), SHOT)
     assert worker.stats()["sessions"] == 0  # nothing left behind
-    session_id, _ = await worker.create(site.page(), hurried, SHOT)
+    session_id, _ = await worker.create(site.page(), hurried.allowing(site.url), SHOT)
     obs = await worker.step(session_id, Goto(url=site.page("slow")), SHOT)
     assert obs.last_error is not None and obs.last_error.code == "navigation_timeout"
     obs = await worker.step(session_id, Click(element=await count_button(worker, session_id)), SHOT)
@@ -84,7 +84,7 @@ async def test_hung_navigation_times_out_and_the_worker_keeps_serving(
 async def test_killed_browser_gives_browser_closed_then_recovers(
     worker: Worker, site: Site
 ) -> None:
-    session_id, _ = await worker.create(site.page(), FAST, SHOT)
+    session_id, _ = await worker.create(site.page(), FAST.allowing(site.url), SHOT)
     pid = worker.stats()["browser_pids"][0]
     assert psutil.Process(pid).name().startswith("chrom")  # Chromium's main process
     await wait_until(lambda: worker.stats()["pss_mb"] > 0, "the browser's memory is measured")
@@ -93,7 +93,7 @@ async def test_killed_browser_gives_browser_closed_then_recovers(
     with pytest.raises(BrowserClosed):
         await worker.step(session_id, Click(x=5, y=5), SHOT)
     await worker.close(session_id)  # closing a session of a dead browser is fine
-    session_id, obs = await worker.create(site.page(), FAST, SHOT)
+    session_id, obs = await worker.create(site.page(), FAST.allowing(site.url), SHOT)
     assert obs.title == "Counter"
     assert worker.stats()["browser_restarts"] == restarts + 1
     await worker.close(session_id)
@@ -114,15 +114,17 @@ def _note(order: list[str], name: str, _: object) -> None:
 async def test_per_op_queues_keep_steps_moving_while_creates_wait(site: Site) -> None:
     config = WorkerConfig(create_limit=1, warm_contexts=0, lend_after_s=None)  # strict FIFO
     async with Worker(config) as worker:
-        session_id, _ = await worker.create(site.page(), FAST, SHOT)
+        session_id, _ = await worker.create(site.page(), FAST.allowing(site.url), SHOT)
         button = await count_button(worker, session_id)
         tasks = {
             "hanging create": asyncio.create_task(
-                worker.create(site.page("hang/per-op"), PATIENT, SHOT)
+                worker.create(site.page("hang/per-op"), PATIENT.allowing(site.url), SHOT)
             ),
         }
         await wait_until(lambda: worker.stats()["running"]["create"] == 1, "the create runs")
-        tasks["queued create"] = asyncio.create_task(worker.create(site.page(), FAST, SHOT))
+        tasks["queued create"] = asyncio.create_task(
+            worker.create(site.page(), FAST.allowing(site.url), SHOT)
+        )
         await wait_until(lambda: worker.stats()["queue_depth"]["create"] == 1, "a create waits")
         order = _done_order(tasks)
 
@@ -145,10 +147,10 @@ async def test_fifo_mode_queues_everything_behind_one_limit(site: Site) -> None:
         queue_mode=QueueMode.FIFO, fifo_limit=1, warm_contexts=0, lend_after_s=None
     )
     async with Worker(config) as worker:
-        session_id, _ = await worker.create(site.page(), FAST, SHOT)
+        session_id, _ = await worker.create(site.page(), FAST.allowing(site.url), SHOT)
         tasks = {
             "hanging create": asyncio.create_task(
-                worker.create(site.page("hang/fifo"), PATIENT, SHOT)
+                worker.create(site.page("hang/fifo"), PATIENT.allowing(site.url), SHOT)
             ),
         }
         await wait_until(lambda: worker.stats()["running"]["create"] == 1, "the create runs")
@@ -169,8 +171,10 @@ async def test_fifo_mode_queues_everything_behind_one_limit(site: Site) -> None:
 async def test_browser_is_recycled_after_m_contexts_and_drains(site: Site) -> None:
     config = WorkerConfig(recycle_after_contexts=2, warm_contexts=0)
     async with Worker(config) as worker:
-        first = [(await worker.create(site.page(), FAST, SHOT))[0] for _ in range(2)]
-        third, _ = await worker.create(site.page(), FAST, SHOT)
+        first = [
+            (await worker.create(site.page(), FAST.allowing(site.url), SHOT))[0] for _ in range(2)
+        ]
+        third, _ = await worker.create(site.page(), FAST.allowing(site.url), SHOT)
         stats = worker.stats()
         assert stats["browser_recycles"] == 1
         assert stats["browsers"] == 2 and stats["browsers_draining"] == 1

@@ -34,8 +34,11 @@ def site() -> Iterator[Site]:
 async def test_hung_navigations_do_not_hold_up_another_session(site: Site) -> None:
     async with Worker(WorkerConfig(warm_contexts=0)) as worker:
         limit = worker.config.create_limit
-        hung_ids = [(await worker.create(site.page(), PATIENT, NO_SHOT))[0] for _ in range(limit)]
-        other, _ = await worker.create(site.page(), QUICK, NO_SHOT)
+        hung_ids = [
+            (await worker.create(site.page(), PATIENT.allowing(site.url), NO_SHOT))[0]
+            for _ in range(limit)
+        ]
+        other, _ = await worker.create(site.page(), QUICK.allowing(site.url), NO_SHOT)
         hanging = [
             asyncio.create_task(worker.step(sid, Goto(url=site.page(f"hang/h{i}")), NO_SHOT))
             for i, sid in enumerate(hung_ids)

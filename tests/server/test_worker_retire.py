@@ -48,16 +48,16 @@ async def test_a_retired_worker_finishes_its_sessions_then_stops(
     pool: LocalPool, site: Site
 ) -> None:
     old = await pid_of(pool)
-    first, _, _ = await pool.create(site.page(), FAST, SHOT)
+    first, _, _ = await pool.create(site.page(), FAST.allowing(site.url), SHOT)
     # A navigation in flight on the old worker while it retires: it must finish there.
-    held, _, _ = await pool.create(site.page(), PATIENT, SHOT)
+    held, _, _ = await pool.create(site.page(), PATIENT.allowing(site.url), SHOT)
     loading = asyncio.create_task(pool.step(held, Goto(url=site.page("hang/retire")), SHOT))
     stats = pool.stats()
     assert stats.retired == 1 and stats.restarts == 0
     assert stats.by_worker["local-0"].healthy  # a planned replacement, not a fault
 
     # The next session waits for the new worker and lands there; the old one lives on.
-    newer, worker, _ = await pool.create(site.page(), FAST, SHOT)
+    newer, worker, _ = await pool.create(site.page(), FAST.allowing(site.url), SHOT)
     new = await pid_of(pool)
     assert worker == "local-0" and new != old and not gone(old)
     assert pool.stats().sessions == 3
@@ -79,8 +79,10 @@ async def test_a_retired_worker_that_dies_loses_only_its_own_sessions(
     pool: LocalPool, site: Site
 ) -> None:
     old = await pid_of(pool)
-    old_session = [(await pool.create(site.page(), FAST, SHOT))[0] for _ in range(2)]
-    fresh, _, _ = await pool.create(site.page(), FAST, SHOT)
+    old_session = [
+        (await pool.create(site.page(), FAST.allowing(site.url), SHOT))[0] for _ in range(2)
+    ]
+    fresh, _, _ = await pool.create(site.page(), FAST.allowing(site.url), SHOT)
     new = await pid_of(pool)
     os.kill(old, signal.SIGKILL)
     with pytest.raises(SessionLost):
@@ -98,7 +100,9 @@ async def test_closing_the_pool_stops_a_draining_worker(site: Site) -> None:
     pool = LocalPool(config)
     await pool.start()
     old = await pid_of(pool)
-    await pool.create(site.page(), FAST, SHOT)  # retires the worker; its session stays open
+    await pool.create(
+        site.page(), FAST.allowing(site.url), SHOT
+    )  # retires the worker; its session stays open
     await wait_until(lambda: pool.stats().workers_alive == 1, "the new worker is up")
     new = await pid_of(pool)
     await pool.aclose()
@@ -114,8 +118,8 @@ async def test_the_first_workers_of_two_slots_retire_apart(site: Site) -> None:
     await pool.start()
     try:
         first = await pool.worker_stats()
-        a, slot_a, _ = await pool.create(site.page(), FAST, SHOT)
-        b, slot_b, _ = await pool.create(site.page(), FAST, SHOT)
+        a, slot_a, _ = await pool.create(site.page(), FAST.allowing(site.url), SHOT)
+        b, slot_b, _ = await pool.create(site.page(), FAST.allowing(site.url), SHOT)
         assert (slot_a, slot_b) == ("local-0", "local-1")  # the fewest sessions, in order
         assert pool.stats().retired == 1  # local-1 after its 1; local-0 has served 1 of 2
         await wait_until(lambda: pool.stats().workers_alive == 2, "local-1's new worker is up")
@@ -124,10 +128,12 @@ async def test_the_first_workers_of_two_slots_retire_apart(site: Site) -> None:
         assert now["local-1"]["pid"] != first["local-1"]["pid"]
 
         # A slot's load is its current worker's: local-1's new worker, empty, takes the next.
-        c, slot_c, _ = await pool.create(site.page(), FAST, SHOT)
+        c, slot_c, _ = await pool.create(site.page(), FAST.allowing(site.url), SHOT)
         assert slot_c == "local-1"  # the new worker's 1st of the whole limit, not of a share
         assert pool.stats().retired == 1
-        d, slot_d, _ = await pool.create(site.page(), FAST, SHOT)  # a tie: local-0, its 2nd
+        d, slot_d, _ = await pool.create(
+            site.page(), FAST.allowing(site.url), SHOT
+        )  # a tie: local-0, its 2nd
         assert slot_d == "local-0" and pool.stats().retired == 2
         for session_id in (a, b, c, d):
             await pool.close(session_id)

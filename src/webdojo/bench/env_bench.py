@@ -176,6 +176,7 @@ async def run_env_bench(
     with tempfile.TemporaryDirectory(prefix="webdojo-bench-") as tmp:
         write_pages(Path(tmp))
         with StaticServer(tmp) as server:
+            options = options.allowing(server.url(""))  # the bench's own page server
             async with await BrowserHost.launch(config) as host:
                 result = EnvBenchResult(
                     iterations=iterations, chromium=f"{host.version} ({host.executable})"

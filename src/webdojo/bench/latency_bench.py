@@ -27,6 +27,7 @@ from webdojo.actions import Click
 from webdojo.bench.pages import COUNTER_XY, write_pages
 from webdojo.bench.server_report import bench_main, percentiles_ms, table
 from webdojo.bench.static import StaticServer
+from webdojo.browser.options import SessionOptions
 from webdojo.observation import Observation, ObservationOptions
 from webdojo.rollout.env_client import InProcessEnv
 from webdojo.rollout.http_env import HttpEnv, HttpSession
@@ -87,12 +88,16 @@ def _row(values: list[float]) -> dict[str, float]:
     return percentiles_ms(values, (10, 50, 90), digits=2)
 
 
+def _serve_args(pages: StaticServer) -> list[str]:
+    return ["--workers", "0", "--allow-host", pages.base_url]  # the bench's own page server
+
+
 async def run_latency_bench(steps: int = 100, warmup: int = 5) -> dict[str, Any]:
     with TemporaryDirectory() as tmp:
         write_pages(Path(tmp))
-        with StaticServer(tmp) as pages, ServerProcess(["--workers", "0"]) as server:
+        with StaticServer(tmp) as pages, ServerProcess(_serve_args(pages)) as server:
             url = pages.url("a.html")
-            local_env = InProcessEnv(SiteServer({}))
+            local_env = InProcessEnv(SiteServer({}), SessionOptions().allowing(pages.base_url))
             remote = HttpEnv(server.url)
             remote_json = HttpEnv(server.url, transport="json")
             opened: dict[str, _Stepper] = {}

@@ -32,6 +32,7 @@ import psutil
 from webdojo.bench.pages import write_pages
 from webdojo.bench.rollout_legs import CLICK, SHOT
 from webdojo.bench.static import StaticServer
+from webdojo.browser.options import SessionOptions
 from webdojo.server.worker.core import Worker, WorkerConfig
 
 STEPS = 5  # clicks per episode
@@ -57,8 +58,9 @@ class MemoryResult:
 
 
 async def _episodes(worker: Worker, urls: list[str], count: int) -> None:
+    options = SessionOptions().allowing(*urls)  # the bench's own page server
     for i in range(count):
-        session_id, _ = await worker.create(urls[i % len(urls)], None, SHOT)
+        session_id, _ = await worker.create(urls[i % len(urls)], options, SHOT)
         for _ in range(STEPS):
             await worker.step(session_id, CLICK, SHOT)
         await worker.final_state(session_id)

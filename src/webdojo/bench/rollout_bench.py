@@ -189,6 +189,7 @@ async def _server_legs(
 
     max_sessions = max(64, config.in_flight, config.saturation_sessions) + 8
     args = ["--workers", str(config.server_workers), "--max-sessions", str(max_sessions)]
+    args += ["--allow-host", url]  # the bench's own page server
     say(f"starting webdojo serve {' '.join(args)}")
     with ServerProcess(args) as server:
         async with HttpEnv(server.url) as env:

@@ -200,7 +200,7 @@ async def saturate_inprocess(
 ) -> Saturation:
     opened = []
     for _ in range(sessions):
-        session = await host.new_session(SessionOptions())
+        session = await host.new_session(SessionOptions().allowing(url))
         await session.goto(url)
         opened.append(session)
     return await _saturate_sessions("in-process", list(opened), warmup_s, window_s)
@@ -218,7 +218,7 @@ async def step_latency(
 ) -> dict[str, list[float]]:
     """Seconds per step for one in-process and one server session, taking turns (the order
     alternates, so neither always runs first after the other)."""
-    local = await host.new_session(SessionOptions())
+    local = await host.new_session(SessionOptions().allowing(url))
     await local.goto(url)
     remote, _ = await env.open_url(url, SHOT)
     samples: dict[str, list[float]] = {"in-process": [], "server": []}

@@ -56,7 +56,7 @@ async def capture_observations() -> dict[str, list[Observation]]:
     with SiteServer(task_set.sites) as sites:
         async with await BrowserHost.launch() as host:
             for site in sorted(task_set.sites):
-                session = await host.new_session(SessionOptions())
+                session = await host.new_session(SessionOptions().allowing(sites.base_url))
                 try:
                     await session.goto(sites.url_for(site, "index.html"))
                     for name, options in FORMATS.items():
@@ -107,7 +107,10 @@ async def e2e_bench(steps: int = 60, warmup: int = 5) -> dict[str, Any]:
     overhead: dict[str, list[float]] = {}
     with TemporaryDirectory() as tmp:
         write_pages(Path(tmp))
-        with StaticServer(tmp) as pages, ServerProcess(["--workers", "0"]) as server:
+        with (
+            StaticServer(tmp) as pages,
+            ServerProcess(["--workers", "0", "--allow-host", pages.base_url]) as server,
+        ):
             async with httpx.AsyncClient(base_url=server.url, timeout=60) as client:
                 for fmt, options in FORMATS.items():
                     await _e2e_format(

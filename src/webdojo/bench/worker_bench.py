@@ -120,7 +120,7 @@ async def compare_queue_modes(
 
 
 async def _run_mode(worker_config: WorkerConfig, config: QueueBenchConfig, base: str) -> Any:
-    options = SessionOptions(navigation_timeout_s=60.0, action_timeout_s=30.0)
+    options = SessionOptions(navigation_timeout_s=60.0, action_timeout_s=30.0).allowing(base)
     async with Worker(worker_config) as worker:
         n = config.slow_sessions + config.fast_sessions
         ids = [(await worker.create(f"{base}/page", options, SHOT))[0] for _ in range(n)]
@@ -176,7 +176,9 @@ async def compare_warm_cold(creates: int = 20, browser: BrowserConfig | None = N
                     while worker.stats()["warm_ready"] < warm:
                         await asyncio.sleep(0.02)
                     t0 = time.perf_counter()
-                    session_id, obs = await worker.create(f"{base}/page", SessionOptions(), SHOT)
+                    session_id, obs = await worker.create(
+                        f"{base}/page", SessionOptions().allowing(base), SHOT
+                    )
                     times.append((time.perf_counter() - t0) * 1000)
                     contexts.append(obs.timings_ms["context"])
                     await worker.close(session_id)

@@ -9,8 +9,9 @@ final = await session.final_state(answer=None)
 await session.aclose(); await host.aclose()
 
 Each session's connections go through a loopback SOCKS5 proxy enforcing
-``SessionOptions.network`` (a ``NetworkPolicy``: private addresses blocked, except the start
-URL's own local origin); see ``netpolicy`` and ``netguard``.
+``SessionOptions.network`` (a ``NetworkPolicy``: private addresses blocked, except the origins
+it allows, such as the env's own site server: ``SessionOptions.allowing``); the start URL is
+checked like any navigation. See ``netpolicy`` and ``netguard``.
 """
 
 from webdojo.browser.chromium import LAUNCH_ARGS, BrowserConfig, find_chromium

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 from webdojo.actions import (
     Action,
@@ -53,6 +53,8 @@ from webdojo.errors import (
     UnknownElement,
 )
 
+T = TypeVar("T")
+
 
 class Executor:
     def __init__(
@@ -71,16 +73,17 @@ class Executor:
 
     # --- page loads -----------------------------------------------------------------------
 
-    async def navigate(self, what: str, start: Callable[[int], Awaitable[Any]]) -> None:
+    async def navigate(self, what: str, start: Callable[[int], Awaitable[T]]) -> T:
         """Run a Playwright navigation (``start(timeout_ms)``) under the navigation deadline;
-        on a timeout, cancel it so that the tab stays usable."""
+        on a timeout, cancel it so that the tab stays usable. Returns what ``start`` returned
+        (``page.goto``'s response: the start page's HTTP status is checked on it)."""
         tab = self._tabs.current
         seconds = self._opts.navigation_timeout_s
         await unbusy(tab)
         mark = self._net.mark() if self._net else 0
         try:
             async with self._guard(what, seconds + 1, NavigationTimeout):
-                await start(int(seconds * 1000))
+                result = await start(int(seconds * 1000))
         except NavigationTimeout:
             await tab.stop_loading()
             raise
@@ -90,6 +93,7 @@ class Executor:
                 raise blocked from exc
             raise
         tab.doc = None
+        return result
 
     async def _interact(
         self,

@@ -8,6 +8,10 @@ the name itself, checks every address, connects to a checked one, and then only 
 
 Blocked connections get SOCKS reply 2 ("not allowed by ruleset") and are kept in ``blocks`` so
 that the session can name the host and the rule in a ``NetworkBlocked`` error.
+
+``precheck`` refuses a URL on what it says alone, before anything is sent: the agent's
+``goto``/``new_tab`` and the episode's start URL alike (the server also runs it, as
+``refuse_url``, on a client's ``start_url`` before any browser work).
 """
 
 from __future__ import annotations
@@ -19,12 +23,11 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import cast
-from urllib.parse import urlsplit
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from webdojo.browser.netpolicy import NetworkPolicy, Verdict, canonical_host, origin_key, parse_ip
+from webdojo.browser.netpolicy import NetworkPolicy, Verdict, canonical_host, parse_ip, url_target
 from webdojo.errors import NetworkBlocked
 
 Resolver = Callable[[str, int], Awaitable[list[str]]]
@@ -51,6 +54,35 @@ class Block:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"{host}:{self.port} is blocked by the network policy: {self.verdict.describe()}"
 
+    def error(self, what: str = "") -> NetworkBlocked:
+        message = f"{what} failed: {self.describe()}" if what else self.describe()
+        return NetworkBlocked(message, host=self.host, port=self.port, rule=self.verdict.rule)
+
+
+def url_block(policy: NetworkPolicy, url: str) -> Block | None:
+    """The refusal of ``url`` on what it says alone (scheme aside): deny and allow lists, IP
+    literals in any spelling, local names. None when allowed so far: names that resolve to
+    private addresses are left to the proxy."""
+    target = url_target(url)
+    if target is None:
+        return None
+    verdict = policy.check(*target)
+    return None if verdict.allowed else Block(0, target[0], target[1], verdict)
+
+
+def refuse_url(policy: NetworkPolicy, url: str) -> None:
+    """``NetGuard.precheck`` without a proxy (nothing is recorded): raises ``NetworkBlocked``."""
+    _check_scheme(policy, url)
+    block = url_block(policy, url)
+    if block is not None:
+        raise block.error()
+
+
+def _check_scheme(policy: NetworkPolicy, url: str) -> None:
+    if not policy.scheme_allowed(url):
+        scheme = url.partition(":")[0].lower()
+        raise NetworkBlocked(f"{scheme}: URLs are blocked by the network policy")
+
 
 async def system_resolver(host: str, port: int) -> list[str]:
     """Every address the system resolver gives for ``host`` (IPv4 and IPv6)."""
@@ -65,7 +97,6 @@ class NetGuard:
     def __init__(self, policy: NetworkPolicy, resolver: Resolver = system_resolver) -> None:
         self.policy = policy
         self._resolver = resolver
-        self._extra: set[tuple[str, int]] = set()  # origins allowed at run time
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._writers: set[asyncio.StreamWriter] = set()  # both ends of every open tunnel
@@ -84,35 +115,15 @@ class NetGuard:
         port = self._server.sockets[0].getsockname()[1]
         return {"server": f"socks5://127.0.0.1:{port}"}
 
-    def allow_start_url(self, url: str) -> None:
-        """Let the origin of a trusted start URL through from now on, when it is a local
-        site (an IP literal or ``localhost``): the environment's own servers. A public name
-        needs no exception, and granting one would let its DNS point the origin anywhere."""
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            return
-        name = canonical_host(parts.hostname)
-        if parse_ip(name) is not None or name == "localhost":
-            self._extra.add(origin_key(url))
-
     def precheck(self, url: str) -> None:
-        """Refuse an agent's navigation on what the URL alone says (scheme, deny and allow
-        lists, IP literals, local names), before anything is sent. Raises
-        ``NetworkBlocked``. Names that resolve to private addresses are caught by the proxy."""
-        if not self.policy.scheme_allowed(url):
-            scheme = url.partition(":")[0].lower()
-            raise NetworkBlocked(f"{scheme}: URLs are blocked by the network policy")
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            return
-        try:
-            port = parts.port or (443 if parts.scheme == "https" else 80)
-        except ValueError:
-            return  # Chromium refuses it on its own
-        verdict = self.policy.check(parts.hostname, port, None, frozenset(self._extra))
-        if not verdict.allowed:
-            block = self._record(parts.hostname, port, verdict)
-            raise NetworkBlocked(block.describe(), host=block.host, port=port, rule=verdict.rule)
+        """Refuse a navigation (an agent's, or the episode's start URL) on what the URL alone
+        says (scheme, deny and allow lists, IP literals, local names), before anything is
+        sent. Raises ``NetworkBlocked``. Names that resolve to private addresses are caught
+        by the proxy."""
+        _check_scheme(self.policy, url)
+        block = url_block(self.policy, url)
+        if block is not None:
+            raise self._record(block.host, block.port, block.verdict).error()
 
     def mark(self) -> int:
         return self._seq
@@ -124,15 +135,7 @@ class NetGuard:
         """A ``NetworkBlocked`` for the latest connection refused after ``mark`` (the one
         nearest the failure, e.g. a redirect's target), if any."""
         blocks = self.blocks_since(mark)
-        if not blocks:
-            return None
-        first = blocks[-1]
-        return NetworkBlocked(
-            f"{what} failed: {first.describe()}",
-            host=first.host,
-            port=first.port,
-            rule=first.verdict.rule,
-        )
+        return blocks[-1].error(what) if blocks else None
 
     async def failed_load(self, page: Page, mark: int, what: str) -> NetworkBlocked | None:
         """The error for a page load the policy refused during an action, if any. Such a load
@@ -224,8 +227,7 @@ class NetGuard:
 
     async def _decide(self, host: str, port: int) -> tuple[Verdict, list[str]]:
         """The verdict and the addresses to connect to (only ever checked ones)."""
-        extra = frozenset(self._extra)
-        verdict = self.policy.check(host, port, None, extra)
+        verdict = self.policy.check(host, port)
         if not verdict.allowed:
             return verdict, []
         name = canonical_host(host)
@@ -235,7 +237,7 @@ class NetGuard:
             addresses = await self._resolver(name, port)
         except OSError:
             return verdict, []
-        return self.policy.check(host, port, addresses, extra), addresses
+        return self.policy.check(host, port, addresses), addresses
 
     def _record(self, host: str, port: int, verdict: Verdict) -> Block:
         self._seq += 1

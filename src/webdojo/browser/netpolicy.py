@@ -10,7 +10,9 @@ answer that changes between the check and the connection cannot reach anything e
 Host spellings follow the WHATWG URL parser, which Chromium's canonicalizer agrees with:
 ``2130706433``, ``0x7f000001``, ``0177.0.0.1``, ``127.1`` and ``0`` are all IPv4 addresses.
 The environment's own local sites live on loopback, so they are let through per origin (the
-exact host and port), never per address range.
+exact host and port), never per address range: the env adds its servers' origins to each
+session's ``allow_origins`` (``with_origins``), as the operator's ``--allow-host`` adds theirs.
+A start URL gets no exception of its own: it is checked as an agent's ``goto`` is.
 """
 
 from __future__ import annotations
@@ -84,23 +86,15 @@ class NetworkPolicy:
         scheme = url.partition(":")[0].strip().lower() if ":" in url else ""
         return not self.enabled or scheme not in self.blocked_schemes
 
-    def check(
-        self,
-        host: str,
-        port: int,
-        addresses: Iterable[str] | None = None,
-        extra: frozenset[tuple[str, int]] = frozenset(),
-    ) -> Verdict:
+    def check(self, host: str, port: int, addresses: Iterable[str] | None = None) -> Verdict:
         """Decide a connection to ``host:port``. ``addresses`` are what the host resolved to
-        (None: decide on the name alone). ``extra`` holds (host, port) keys allowed at run
-        time (the trusted start URL's origin)."""
+        (None: decide on the name alone)."""
         if not self.enabled:
             return ALLOW
         name = canonical_host(host)
         if _matches(name, self.deny_hosts):
             return Verdict(False, "deny list", name)
-        key = (name, port)
-        if key in extra or key in self._origin_keys():
+        if (name, port) in self._origin_keys():
             return Verdict(True, "allowed origin")
         if self.allow_hosts and not _matches(name, self.allow_hosts):
             return Verdict(False, "not on the allow list", name)
@@ -119,6 +113,19 @@ class NetworkPolicy:
 
     def _origin_keys(self) -> frozenset[tuple[str, int]]:
         return frozenset(origin_key(o) for o in self.allow_origins)
+
+
+def url_target(url: str) -> tuple[str, int] | None:
+    """The (host, port) an http(s) URL connects to, as the browser asked for it; None when it
+    names no host to check (``about:blank``) or a port that Chromium refuses on its own."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    try:
+        port = parts.port
+    except ValueError:
+        return None
+    return parts.hostname, port or (443 if parts.scheme == "https" else 80)
 
 
 def origin_key(origin: str) -> tuple[str, int]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from webdojo.browser.netpolicy import NetworkPolicy
@@ -29,8 +29,8 @@ class SessionOptions:
     max_downloads: int = 20  # files a session may download; past either cap they are refused
     archive: str | None = None  # serve every request from this cache archive (no network)
     record: RecordSpec | None = None  # record every request into a cache archive
-    # which hosts and schemes the browser may reach; on by default (private ranges blocked,
-    # except the origin of the trusted start URL when it is a loopback/IP site)
+    # which hosts and schemes the browser may reach, the start URL included; on by default
+    # (private ranges blocked, except the origins the env allows: its own local servers)
     network: NetworkPolicy = field(default_factory=NetworkPolicy)
 
     def __post_init__(self) -> None:
@@ -48,9 +48,15 @@ class SessionOptions:
             if not getattr(self, name) > 0:
                 raise ConfigError(f"{name} must be positive, not {getattr(self, name)!r}")
 
+    def allowing(self, *origins: str) -> SessionOptions:
+        """The same options with these origins (``http://127.0.0.1:8000``) reachable even on
+        loopback: how the env lets sessions reach its own local servers."""
+        return replace(self, network=self.network.with_origins(*origins))
+
     def context_key(self) -> tuple[object, ...]:
         """The settings fixed when the browser context is created. Two options with the same
-        key can share a pre-created (warm) context; the others (deadlines, caps) are per call."""
+        key can share a pre-created (warm) context; the others (deadlines, caps, the allowed
+        origins: the proxy reads its policy per connection) are per call."""
         return (
             self.viewport_width,
             self.viewport_height,
@@ -60,5 +66,5 @@ class SessionOptions:
             self.color_scheme,
             self.archive,
             self.record,
-            self.network,
+            replace(self.network, allow_origins=()),
         )

@@ -22,7 +22,7 @@ from enum import StrEnum
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from playwright.async_api import BrowserContext, Page
+from playwright.async_api import BrowserContext, Page, Response
 
 from webdojo.actions import Action, ActionContext, GoBack, GoForward, Goto, check_action
 from webdojo.browser.dom import ACT_JS
@@ -43,6 +43,7 @@ from webdojo.errors import (
     NavigationTimeout,
     PageCrashed,
     SiteUnreachable,
+    StartPageFailed,
     StateError,
     WebdojoError,
 )
@@ -106,11 +107,14 @@ class BrowserSession:
 
     def adopt(self, options: SessionOptions) -> None:
         """Give a pre-created (warm) session its episode's options before first use. Only the
-        per-call settings (deadlines, caps) may differ: the context's own (viewport, locale...)
-        were fixed when it was created (``SessionOptions.context_key``)."""
+        per-call settings (deadlines, caps, allowed origins) may differ: the context's own
+        (viewport, locale, network rules...) were fixed when it was created
+        (``SessionOptions.context_key``)."""
         if options.context_key() != self.options.context_key():
-            raise ConfigError("a warm session cannot change its viewport, locale or user agent")
+            raise ConfigError("a warm session cannot change its viewport, locale or network rules")
         self.options = options
+        if self.netguard is not None:  # the proxy reads its policy per connection
+            self.netguard.policy = options.network
         self._executor = Executor(self._tabs, self._guard, options, self.netguard)
         if self.downloads is not None:
             self.downloads.set_caps(*_download_caps(options))
@@ -175,12 +179,13 @@ class BrowserSession:
     # --- acting ---------------------------------------------------------------------------
 
     async def goto(self, url: str) -> None:
-        """Open the episode's start URL in the active tab (trusted: not checked like an
-        agent's ``goto``; its origin is let through the network policy when it is a local
-        site). Raises ``NavigationTimeout``, ``ActionFailed``, ``NetworkBlocked`` (a redirect
-        to a blocked host), ``PageCrashed``."""
+        """Open the episode's start URL in the active tab. It is checked as an agent's
+        ``goto`` is: the env's own local servers are reachable only because their origins are
+        in ``options.network`` (``SessionOptions.allowing``). Raises ``NetworkBlocked``,
+        ``StartPageFailed`` (an HTTP error status), ``NavigationTimeout``, ``ActionFailed``,
+        ``SiteUnreachable``, ``PageCrashed``."""
         if self.netguard is not None:
-            self.netguard.allow_start_url(url)
+            self.netguard.precheck(url)  # NetworkBlocked before anything is sent
         preloaded, self.preloaded = self.preloaded, None
         if preloaded == url and self.state is SessionState.OPEN:
             return  # the warm pool loaded it (see ``preloaded``)
@@ -192,7 +197,7 @@ class BrowserSession:
         self._element_ids = None  # ids of the previous page mean nothing on the new one
         page = self._tabs.current.page
         try:
-            await self._executor.navigate(
+            response = await self._executor.navigate(
                 f"opening {url}", lambda ms: page.goto(url, wait_until="load", timeout=ms)
             )
         except ActionFailed as exc:
@@ -200,6 +205,7 @@ class BrowserSession:
             if network is None:
                 raise
             raise SiteUnreachable(f"{url} cannot be reached ({network.group(0)})") from exc
+        _check_status(url, response)
 
     async def execute(self, action: Action) -> None:
         """Validate and perform one action. ``stop`` does nothing (the env layer ends the
@@ -375,6 +381,19 @@ class BrowserSession:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+def _check_status(url: str, response: Response | None) -> None:
+    """A start page that answers an HTTP error is the environment's fault, not the agent's:
+    an episode there would be scored 0 for a site that is down. ``about:blank``, ``data:``
+    and ``file:`` pages have no response."""
+    if response is not None and response.status >= 400:
+        status = response.status
+        raise StartPageFailed(
+            f"the start page {url} answered HTTP {status} {response.status_text}".rstrip(),
+            url=url,
+            status=status,
+        )
 
 
 def _download_caps(options: SessionOptions) -> tuple[int, int]:

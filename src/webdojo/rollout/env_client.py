@@ -85,7 +85,11 @@ class _LocalSession:
 
 class InProcessEnv:
     """Sessions in this process. Holds one browser and relaunches it if it dies, so that one
-    crashed Chromium costs the episodes it hosted, not the run."""
+    crashed Chromium costs the episodes it hosted, not the run.
+
+    The site server is the env's own: its origin is allowed through every session's network
+    policy (by origin, not because it is local), so its pages load and nothing else local
+    does. A start URL elsewhere on loopback or a private network is refused (NetworkBlocked)."""
 
     def __init__(
         self,
@@ -115,7 +119,8 @@ class InProcessEnv:
         seed: int | None = None,
     ) -> tuple[EnvSession, Observation]:
         host = await self.host()
-        local = _LocalSession(await host.new_session(session or self.default_session))
+        own = (session or self.default_session).allowing(self.server.base_url)
+        local = _LocalSession(await host.new_session(own))
         try:
             await local.inner.goto(self.server.start_url(task, seed))
             return local, await local.observe(options)

@@ -65,7 +65,7 @@ class ValidationSettings:
             viewport_width=width, viewport_height=height,
             action_timeout_s=self.action_timeout_s,
             navigation_timeout_s=self.navigation_timeout_s,
-            # offline: the site's own origin (the start URL) and no other host at all
+            # offline: no other host at all (the site server's origin is allowed where used)
             network=NetworkPolicy(allow_hosts=("127.0.0.1",)),
         )  # fmt: skip
 
@@ -155,7 +155,7 @@ class Validator:
 
     async def _pages(self, site: Site, images: Collection[str]) -> list[PageFindings]:
         host = await self.env.host()
-        options = self.settings.session()
+        options = self.settings.session().allowing(self.server.base_url)  # the site server
         name = site.info.name
         allowed = frozenset(urlsplit(self.server.url_for(name, path)).path for path in images)
 

@@ -18,14 +18,18 @@ import logging
 import time
 from collections.abc import Awaitable
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 from webdojo.actions import Action, Stop, check_url
+from webdojo.browser.netguard import refuse_url
+from webdojo.browser.netpolicy import NetworkPolicy
 from webdojo.browser.options import SessionOptions
 from webdojo.errors import (
     AgentError,
     BadStartUrl,
     BadUrl,
     InvalidRequest,
+    NetworkBlocked,
     SessionLost,
     UnknownTask,
     WebdojoError,
@@ -96,16 +100,14 @@ class SessionService:
         # shielded as a whole: a session the pool made is registered even if the client left,
         # so that its lease runs out and the reaper closes it
         with self.registry.admit(self.retry_after_s):
-            start_url = None if req.start_url is None else _checked_start(req.start_url)
+            options = self._options(req)
+            start_url = None
+            if req.start_url is not None:
+                start_url = _checked_start(req.start_url, options.network)
             if task is not None:
                 assert self.sites is not None, "the site server runs while the app does"
                 start_url = self.sites.start_url(task, req.seed)
             assert start_url is not None
-            options = dataclasses.replace(
-                self.session_defaults,
-                viewport_width=req.viewport_width,
-                viewport_height=req.viewport_height,
-            )
             session_id, worker, obs = await self.pool.create(start_url, options, req.observation)
         record = SessionRecord(
             id=session_id,
@@ -117,6 +119,16 @@ class SessionService:
         self.registry.add(record)
         self.metrics.opened.inc()
         return record, obs
+
+    def _options(self, req: CreateSessionRequest) -> SessionOptions:
+        """The server's session settings at the request's viewport. The site server is the
+        env's own: its origin is allowed (by origin: nothing else on loopback is)."""
+        options = dataclasses.replace(
+            self.session_defaults,
+            viewport_width=req.viewport_width,
+            viewport_height=req.viewport_height,
+        )
+        return options if self.sites is None else options.allowing(self.sites.base_url)
 
     # --- step -----------------------------------------------------------------------------
 
@@ -267,12 +279,29 @@ class SessionService:
 _WIRE_REASON = {EndReason.STOPPED: "stop"}
 
 
-def _checked_start(url: str) -> str:
-    """A start URL through the same check as the agent's ``goto``."""
+def _checked_start(url: str, network: NetworkPolicy) -> str:
+    """A start URL through the same checks as the agent's ``goto``: its form, then what the
+    network policy says of it (refused here, before any browser work; a name that resolves
+    to a private address is refused by the session's proxy, as ``blocked_by_policy``)."""
     try:
-        return check_url(url)
+        checked = check_url(url)
     except BadUrl as exc:
         raise BadStartUrl(f"start_url refused: {exc}") from exc
+    try:
+        refuse_url(network, checked)
+    except NetworkBlocked as exc:
+        origin = _origin(checked)
+        raise BadStartUrl(
+            f"start_url refused: {exc.message}; the server's operator may allow it with "
+            f"`webdojo serve --allow-host {origin}`",
+            **exc.details,
+        ) from exc
+    return checked
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc.rsplit('@', 1)[-1]}"
 
 
 async def _close_in_pool(pool: Pool, session_id: str) -> None:

@@ -10,7 +10,10 @@ as in a training run's many episodes of one task, starts with its first observat
 more keeps one), or a cold context. A warm context is handed out once and never comes back:
 contexts are not reused across episodes, and nothing an episode did reaches a warm page. Warm contexts have the
 default context settings (``WorkerConfig.warm_options``); sessions that ask for another
-viewport get a cold one.
+viewport get a cold one. The origins a session's network policy allows (the env's own site
+server) are not a context setting: a warm page takes its episode's, and a page is preloaded
+with the origins of the episodes at its URL, and handed only to an episode with the same.
+A start page that answers an HTTP error is not kept (``StartPageFailed``, as for a cold one).
 
 Recycling. After ``recycle_after_contexts`` contexts, or when the browser's processes use more
 than ``max_browser_memory_mb`` (PSS, measured in the background), the active browser is
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
 from collections import Counter
@@ -34,6 +38,7 @@ from typing import Any
 
 from webdojo.background import Background
 from webdojo.browser.host import BrowserHost
+from webdojo.browser.netpolicy import NetworkPolicy
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.session import BrowserSession, SessionState
 from webdojo.errors import BrowserClosed, WebdojoError
@@ -84,8 +89,10 @@ class Browsers:
         self._spare = SpareBrowser(config.browser, config.spare_browser)
         self.counts: Counter[str] = Counter()
         self._latest_url: str | None = None  # start URL of the last session handed out
+        self._latest_network: NetworkPolicy | None = None  # ... and its network policy
         self._previous_url: str | None = None  # ... and of the one before it
         self._preload_url: str | None = None  # what warm pages load ahead (set at refill)
+        self._preload_network: NetworkPolicy | None = None  # ... under this policy
         self._preload_failed: set[str] = set()  # start URLs that did not load ahead: not again
 
     async def start(self) -> None:
@@ -111,7 +118,7 @@ class Browsers:
                     raise
                 continue
             browser.sessions.add(session)
-            self._latest_url = start_url
+            self._latest_url, self._latest_network = start_url, options.network
             return session, browser
         raise AssertionError("unreachable")
 
@@ -230,7 +237,7 @@ class Browsers:
         for session in [s for s in browser.warm if s.state is not SessionState.OPEN]:
             browser.warm.remove(session)
             self._background.spawn(session.aclose())
-        ready = [s for s in browser.warm if s.preloaded is not None and s.preloaded == start_url]
+        ready = [s for s in browser.warm if _loaded_for(s, start_url, options)]
         ready = ready or [s for s in browser.warm if s.preloaded is None]
         if not ready:
             return None
@@ -263,6 +270,8 @@ class Browsers:
             if wanted != self._preload_url:
                 self._preload_url = wanted
                 self._drop_stale(wanted)
+            if wanted is not None:
+                self._preload_network = self._latest_network
         self._schedule_refill()
 
     def _drop_stale(self, url: str | None) -> None:
@@ -311,18 +320,21 @@ class Browsers:
     async def _preload(self, session: BrowserSession) -> bool:
         """Load the latest start URL in a warm page, and observe it once (a blank page too:
         its first screenshot readies the renderer). False (the session closed) when the page
-        did not load: it is not used, and that URL not loaded again."""
-        url = self._preload_url if self._preload_room() else None
+        did not load or answered an HTTP error: it is not used, and that URL not loaded
+        again."""
+        target = self._to_preload()
+        url = None if target is None else target[0]
         try:
-            if self._config.warm_preload and url is not None and url not in self._preload_failed:
-                await session.goto(url)
-            else:
-                url = None
+            if target is not None:
+                # checked as the episodes' own start page: under their allowed origins
+                session.adopt(dataclasses.replace(session.options, network=target[1]))
+                await session.goto(target[0])
             await session.observe(_WARM_UP)
         except WebdojoError as exc:
             _log.info("could not ready a warm page at %s (%s)", url or "about:blank", exc)
             if url is not None:
                 self._preload_failed.add(url)
+                self.counts["preload_failures"] += 1
             with contextlib.suppress(WebdojoError):
                 await session.aclose()
             return False
@@ -331,18 +343,36 @@ class Browsers:
             self.counts["preloads"] += 1
         return True
 
+    def _to_preload(self) -> tuple[str, NetworkPolicy] | None:
+        """The start URL a warm page loads ahead, with the network policy of the episodes
+        that open it; None for a blank page."""
+        url, network = self._preload_url, self._preload_network
+        if (
+            not self._config.warm_preload
+            or url is None
+            or url in self._preload_failed
+            or network is None
+            or not self._fits_warm(network)
+            or not self._preload_room()
+        ):
+            return None
+        return url, network
+
+    def _fits_warm(self, network: NetworkPolicy) -> bool:
+        """Whether episodes under ``network`` take warm contexts (it differs from the warm
+        options' at most in its allowed origins): only then is preloading for them useful."""
+        warm = self._config.warm_options
+        return dataclasses.replace(warm, network=network).context_key() == warm.context_key()
+
     def _blank_to_load(self, browser: ManagedBrowser) -> BrowserSession | None:
         """A full pool's blank page to load the start URL in, taken out of the pool meanwhile.
         The start URL may become wanted while a refill is already filling the pool with blank
         pages; without this the pool would stay blank until the next refill."""
-        url = self._preload_url
+        target = self._to_preload()  # the same test as the load's: else it would never end
         if (
             len(browser.warm) < self._config.warm_contexts
-            or not self._config.warm_preload
-            or url is None
-            or url in self._preload_failed
-            or any(s.preloaded == url for s in browser.warm)
-            or not self._preload_room()
+            or target is None
+            or any(s.preloaded == target[0] for s in browser.warm)
         ):
             return None
         blank = next((s for s in browser.warm if s.preloaded is None), None)
@@ -370,6 +400,7 @@ class Browsers:
             "warm_hits": self.counts["warm_hits"],
             "preloads": self.counts["preloads"],
             "preloaded_hits": self.counts["preloaded_hits"],
+            "preload_failures": self.counts["preload_failures"],  # start pages that did not load
             "cold_creates": self.counts["cold_creates"],
             "browser_restarts": self.counts["browser_restarts"],
             "browser_recycles": self.counts["browser_recycles"],
@@ -396,3 +427,13 @@ class Browsers:
             self._active = None
         for browser in browsers:
             await self._close(browser)
+
+
+def _loaded_for(session: BrowserSession, start_url: str | None, options: SessionOptions) -> bool:
+    """A warm page preloaded at exactly this start URL under exactly this network policy: one
+    loaded with other allowed origins may hold what the episode's policy would refuse."""
+    return (
+        session.preloaded is not None
+        and session.preloaded == start_url
+        and session.options.network == options.network
+    )
