@@ -149,7 +149,7 @@ class RecordingPolicy:
 
 def specs_for(tasks: list[Task], repeats: int = 1) -> list[EpisodeSpec]:
     return [
-        EpisodeSpec(task=t, key=f"{t.id}#{r}", max_steps=t.max_steps)
+        EpisodeSpec(task=t, key=f"{t.id}#{r}", max_steps=t.max_steps, repeat=r)
         for r in range(repeats)
         for t in tasks
     ]

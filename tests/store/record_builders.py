@@ -11,6 +11,7 @@ from webdojo.store.records import (
     StepRecord,
     StoredFinalState,
     VerifierResult,
+    repeat_of,
 )
 from webdojo.tasks.episode_rules import EndReason
 
@@ -22,6 +23,7 @@ def episode(
     error = ErrorRecord(code="browser_closed", fault="infra", message="x") if fault else None
     fields: dict[str, Any] = {
         "key": key,
+        "repeat": repeat_of(key),
         "episode": key + "-e",
         "task_id": key.split("#")[0],
         "site": "shop",

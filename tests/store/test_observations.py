@@ -48,7 +48,7 @@ def test_steps_of_version_2_read_as_version_3_without_an_observation() -> None:
     line = json.loads(step("u", 0).model_dump_json()) | {"schema_version": 2}
     line.pop("observation")
     old = parse_step(line)
-    assert old.schema_version == SCHEMA_VERSION == 3 and old.observation is None
+    assert old.schema_version == SCHEMA_VERSION == 4 and old.observation is None
     assert load_observation(Path("."), old) is None
 
 

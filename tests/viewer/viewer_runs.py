@@ -30,6 +30,7 @@ from webdojo.store.records import (
     StoredFinalState,
     Target,
     VerifierResult,
+    repeat_of,
 )
 from webdojo.store.run_reader import read_run
 from webdojo.store.run_store import RunStore
@@ -156,7 +157,8 @@ def _episode(
     url = "http://127.0.0.1:8000/shop/cart.html"
     answer = extra.pop("answer", None)
     fields: dict[str, Any] = {
-        "key": key, "episode": uid, "task_id": key.split("#")[0], "site": site,
+        "key": key, "repeat": repeat_of(key), "episode": uid, "task_id": key.split("#")[0],
+        "site": site,
         "difficulty": difficulty, "level": "easy" if difficulty <= 3 else "medium",
         "policy": "scripted", "outcome": EndReason.FAULT if passed is None else EndReason.STOPPED,
         "steps": steps, "answer": answer, "final_url": url,

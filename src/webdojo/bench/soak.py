@@ -189,8 +189,9 @@ def _specs(seed: int) -> Iterator[EpisodeSpec]:
     tasks = load_spec("builtin").tasks
     for n in itertools.count():
         task = tasks[n % len(tasks)]
-        key = f"{task.id}#{n // len(tasks)}"
-        yield EpisodeSpec(task, key, task.max_steps or 10, episode_seed(seed, key))
+        repeat = n // len(tasks)
+        key = f"{task.id}#{repeat}"
+        yield EpisodeSpec(task, key, task.max_steps or 10, episode_seed(seed, key), repeat)
 
 
 async def _drive(

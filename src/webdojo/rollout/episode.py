@@ -9,9 +9,11 @@ Records are written as they happen (each step as it ends, the episode at the end
 interrupted run keeps every step it took. Faults are classified, never silently scored:
 
 * agent faults (unparseable text, invalid action) are shown to the model and the episode goes on;
-* an env fault at the start page, an infra fault anywhere, or a step whose page crashed (the
-  rules of ``webdojo.tasks.episode_rules``) ends the episode with ``fault`` set and ``reward``
-  None, so that trainers can drop it instead of scoring it 0.
+* an env fault at the start page (``start_page_failed``: it answered 4xx/5xx), a start URL
+  the network policy refuses (``bad_start_url``, the task's fault), an infra fault anywhere,
+  or a step whose page crashed (the rules of ``webdojo.tasks.episode_rules``) ends the
+  episode with ``fault`` set and ``reward`` None, so that trainers can drop it instead of
+  scoring it 0.
 
 Verification happens once, where the final state is: the session's ``verify`` (in this
 process for local browsers, on the server for ``HttpEnv``). The record keeps that final state
@@ -28,7 +30,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from webdojo.actions import Action, Stop
-from webdojo.errors import Fault, StateError, WebdojoError
+from webdojo.errors import AgentError, BadStartUrl, Fault, StateError, WebdojoError
 from webdojo.history import Decision, Step
 from webdojo.observation import ErrorInfo, FinalState, Observation, ObservationOptions
 from webdojo.policies.base import Policy
@@ -53,6 +55,7 @@ class EpisodeSpec:
     key: str  # stable across resumes: task id + repeat index
     max_steps: int
     seed: int = 0  # the episode's seed for the policy and the page (see ``episode_seed``)
+    repeat: int = 0  # which attempt at the task this is (pass@k, GRPO groups): ``key``'s index
 
 
 def episode_seed(run_seed: int, key: str) -> int:
@@ -99,7 +102,16 @@ class EpisodeRun:
 
     async def start(self, env: EnvClient) -> None:
         self._require(EpisodeState.NEW)
-        self.session, self.obs = await env.open(self.spec.task, self.options, seed=self.spec.seed)
+        try:
+            self.session, self.obs = await env.open(
+                self.spec.task, self.options, seed=self.spec.seed
+            )
+        except AgentError as exc:
+            # No agent has acted yet: a start URL the network policy (or the URL check)
+            # refuses is the task's fault, never the agent's (reward None, fault config)
+            raise BadStartUrl(
+                f"the task's start URL was refused: {exc.message}", **exc.details
+            ) from exc
         self.url = self.obs.url
         self.state = EpisodeState.RUNNING
         reason = episode_end(
@@ -267,6 +279,7 @@ def episode_record(
     passed = None if verdict is None else verdict.passed
     return EpisodeRecord(
         key=spec.key,
+        repeat=spec.repeat,
         episode=uid,
         task_id=task.id,
         site=task.website or "",

@@ -28,13 +28,14 @@ from webdojo.store.records import EpisodeRecord
 from webdojo.store.run_store import RunStore
 from webdojo.tasks.loader import TaskSet
 from webdojo.tasks.qa_tasks import on_wiki
+from webdojo.tasks.schema import Task
 
 
 @dataclass(frozen=True)
 class RunConfig:
     tasks: str = "builtin"  # task spec (see webdojo.tasks.loader)
     policy: str = "scripted"  # scripted | random | perturbed | openai
-    limit: int | None = None  # run only the first N episodes of the set
+    limit: int | None = None  # run only the first N tasks of the set (each `repeats` times)
     concurrency: int = 4  # episodes in flight; 4 saturates a 2-core machine
     repeats: int = 1  # episodes per task (pass@k style)
     seed: int = 0  # seeds the random policy and model sampling
@@ -58,17 +59,22 @@ ProgressHook = Callable[[EpisodeRecord], None]
 
 
 def plan_episodes(task_set: TaskSet, config: RunConfig) -> list[EpisodeSpec]:
-    specs = [
-        EpisodeSpec(
-            task=t,
-            key=f"{t.id}#{r}",
-            max_steps=t.max_steps,
-            seed=episode_seed(config.seed, f"{t.id}#{r}"),
-        )
-        for r in range(config.repeats)
-        for t in task_set.tasks
-    ]
-    return specs[: config.limit] if config.limit else specs
+    """``config.repeats`` episodes of each of the first ``config.limit`` tasks (all when None),
+    keyed ``<task_id>#<repeat>``. Repeat-major: every task's repeat 0 comes before any
+    repeat 1, so a run cut off early still covers the tasks."""
+    tasks = task_set.tasks[: config.limit] if config.limit else task_set.tasks
+    return [_spec(task, repeat, config.seed) for repeat in range(config.repeats) for task in tasks]
+
+
+def _spec(task: Task, repeat: int, run_seed: int) -> EpisodeSpec:
+    key = f"{task.id}#{repeat}"
+    return EpisodeSpec(
+        task=task,
+        key=key,
+        max_steps=task.max_steps,
+        seed=episode_seed(run_seed, key),
+        repeat=repeat,
+    )
 
 
 async def run_job(
@@ -93,6 +99,7 @@ async def run_job(
         if config.wiki:  # QA on an offline Wikipedia: every episode starts at its search page
             wiki = stack.enter_context(WikiServer(config.wiki, backend=config.wiki_backend))
             task_set = on_wiki(task_set, wiki.search_url)
+            session = session.allowing(wiki.url)  # the env's own server: allowed by its origin
         specs = plan_episodes(task_set, config)
         env = _make_env(config, task_set, session, stack)
         engine = AsyncEngine(

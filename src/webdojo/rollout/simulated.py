@@ -251,7 +251,8 @@ def sample_workload(
         task = rng.choice(by_level[level])
         key = f"{task.id}#{i}"
         tagged = task.model_copy(update={"tags": [*task.tags, EPISODE_TAG + key]})
-        specs.append(EpisodeSpec(task=tagged, key=key, max_steps=task.max_steps))
+        # repeat: the key's index (each draw is an attempt of its own), as v1-v3 records read it
+        specs.append(EpisodeSpec(task=tagged, key=key, max_steps=task.max_steps, repeat=i))
     return specs
 
 

@@ -14,6 +14,8 @@ read (``upgrade``); a line of a newer version than this webdojo knows raises
     version 2  typed records; the episode stores the verifier's final state
     version 3  each step names the stored observation it acted on (``observation``), so the
                exact context the policy saw can be rebuilt (exports, the trainer)
+    version 4  the episode stores its repeat index (``repeat``); older lines get it from
+               their key. Steps are unchanged
 
 Arrow-friendly on disk. A run directory loads with ``datasets.load_dataset("json", ...)``
 as it is, so every field has one type in every line: free-form JSON (the agent's memory,
@@ -40,7 +42,7 @@ from webdojo.errors import RecordSchemaError
 from webdojo.observation import Box, ErrorInfo, FinalState
 from webdojo.tasks.episode_rules import EndReason
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 STORED = {"stored": True}  # validation context of lines read back from disk
 
 
@@ -156,6 +158,7 @@ class EpisodeRecord(_Record):
 
     schema_version: int = SCHEMA_VERSION
     key: str  # ``<task_id>#<repeat>``, stable across resumes
+    repeat: int  # which attempt at the task (0-based; pass@k, GRPO groups); v1-v3: from the key
     episode: str | None  # id of the attempt; its steps carry the same id
     task_id: str
     site: str
@@ -175,11 +178,11 @@ class EpisodeRecord(_Record):
     started_at: float  # Unix time the episode started
     wall_s: float  # seconds from start to record
 
-    @property
-    def repeat(self) -> int:
-        """The repeat index of this episode within its task (pass@k, GRPO groups)."""
-        _, _, index = self.key.rpartition("#")
-        return int(index) if index.isdigit() else 0
+
+def repeat_of(key: str) -> int:
+    """The repeat index in an episode key ``<task_id>#<repeat>``; 0 when it has none."""
+    _, _, index = key.rpartition("#")
+    return int(index) if index.isdigit() else 0
 
 
 # --- reading lines back ------------------------------------------------------------------
@@ -199,8 +202,10 @@ def upgrade(data: dict[str, Any], kind: Literal["step", "episode"]) -> dict[str,
         )
     if version == 1:
         data = _upgrade_v1(data, kind)
-    if version <= 2:  # v2 -> v3 added only the step's optional ``observation``
+    if version <= 3:  # v3 -> v4 added the episode's ``repeat``; v2 -> v3 an optional step field
         data = {**data, "schema_version": SCHEMA_VERSION}
+        if kind == "episode" and "repeat" not in data:
+            data["repeat"] = repeat_of(str(data.get("key", "")))
     return data
 
 

@@ -16,6 +16,11 @@ keep only some sites. Examples: ``builtin``, ``builtin:shop+wiki``, ``./my_sites
 installed package, ``miniwob:click-test,enter-text`` or ``miniwob:click-test+enter-text``
 some; the task names after ``miniwob:`` run up to the next part that is not a bare name
 (``builtin``, ``miniwob``, a path) or names an existing file or directory.
+
+A task file holds tasks, not sites: once a spec is resolved, each task on a local site the set
+lacks gets that site from webdojo (a built-in site, or ``miniwob``), so a file exported by
+``webdojo tasks import builtin`` runs as ``builtin`` does. A local site found nowhere is a
+``TaskFileError`` at load time, not a page that 404s in every episode.
 """
 
 from __future__ import annotations
@@ -98,7 +103,47 @@ def load_spec(spec: str) -> TaskSet:
         result.merge(loaded)
     if not result.tasks:
         raise TaskFileError(f"the task spec {spec!r} selects no tasks")
+    add_local_sites(result)
     return result
+
+
+def add_local_sites(task_set: TaskSet) -> None:
+    """Give ``task_set`` the local site of each of its tasks that it lacks, from webdojo's
+    own sites; ``TaskFileError`` naming the task for a site that webdojo does not have."""
+    missing: dict[str, list[Task]] = {}
+    for task in task_set.tasks:
+        site = task.local_site
+        if site is not None and site not in task_set.sites:
+            missing.setdefault(site, []).append(task)
+    if not missing:
+        return
+    builtin = builtin_sites()
+    for name, tasks in missing.items():
+        task_set.sites[name] = _known_site(name, tasks, builtin)
+
+
+def _known_site(name: str, tasks: list[Task], builtin: dict[str, Site]) -> Site:
+    if name in builtin:
+        return builtin[name]
+    if name == MINIWOB:  # MiniWoB++ tasks written to a task file
+        from webdojo.tasks.miniwob import load_miniwob, task_name  # it builds on this module
+
+        pages = [page for task in tasks if (page := task_name(task))]
+        return load_miniwob(pages).sites[MINIWOB]
+    raise TaskFileError(
+        f"task {tasks[0].id!r} runs on local site {name!r}, which is neither built in nor "
+        "given: add its sites directory to --tasks",
+        task=tasks[0].id,
+        site=name,
+    )
+
+
+def builtin_sites() -> dict[str, Site]:
+    """The built-in sites by name (their site.json only: no task is read)."""
+    root = builtin_root()
+    return {
+        site.info.name: site for site in map(read_site, sorted(root.iterdir())) if site is not None
+    }
 
 
 def _spec_parts(spec: str) -> list[str]:
@@ -144,11 +189,21 @@ def load_sites_root(root: Path) -> TaskSet:
     return result
 
 
-def load_site(directory: Path) -> tuple[Site, list[Task]]:
+def read_site(directory: Path) -> Site | None:
+    """The site of a directory holding a site.json, else None."""
+    if not (directory / "site.json").exists():
+        return None
     info = _validate(SiteInfo, _read_json(directory / "site.json"), directory / "site.json")
     if info.name != directory.name:
         raise TaskFileError(f"{directory}/site.json: name {info.name!r} != directory name")
-    site = Site(info=info, path=directory.resolve())
+    return Site(info=info, path=directory.resolve())
+
+
+def load_site(directory: Path) -> tuple[Site, list[Task]]:
+    site = read_site(directory)
+    if site is None:
+        raise TaskFileError(f"{directory}: no site.json")
+    info = site.info
     tasks: list[Task] = []
     for candidate in ("tasks.json", "tasks.jsonl"):
         if (directory / candidate).exists():
