@@ -10,17 +10,17 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from webdojo.browser.netpolicy import NetworkPolicy
+from webdojo.cli.progress import episode_progress
 from webdojo.envs.wiki_server import choose_backend
 from webdojo.envs.zim import check_zim_file
-from webdojo.errors import ServerDown
+from webdojo.errors import ModelDown, ServerDown
+from webdojo.models.client import check_endpoint
 from webdojo.models.config import ModelConfig
 from webdojo.policies import make_policy
 from webdojo.policies.base import Policy
 from webdojo.rollout.run import RunConfig, run_job
-from webdojo.store.records import EpisodeRecord
 from webdojo.store.summary import summarize
 from webdojo.store.tables import summary_tables
 from webdojo.tasks.loader import load_spec
@@ -41,6 +41,16 @@ def choose_policy(
                 soft_wrap=True,
             )
     return make_policy(name, model_config=model_config, seed=seed, template=template)
+
+
+def check_policy_endpoint(policy: str, model: ModelConfig | None, console: Console) -> None:
+    """Ask the model endpoint once before any browser starts: a dead one raises
+    ``ModelError`` here (exit 3) instead of faulting every episode."""
+    if policy != "openai" or model is None:
+        return
+    console.print(
+        f"[dim]model endpoint: {asyncio.run(check_endpoint(model))}[/dim]", soft_wrap=True
+    )
 
 
 def run_command(
@@ -73,6 +83,7 @@ def run_command(
         choose_backend(Path(wiki))
     template = template or ("browseragent" if wiki else "webgym_memory")
     chosen = choose_policy(policy, model_config, seed, template, console)
+    check_policy_endpoint(chosen.name, model_config, console)
     config = RunConfig(
         tasks=tasks,
         policy=chosen.name,
@@ -91,7 +102,7 @@ def run_command(
     started = time.perf_counter()
     try:
         asyncio.run(_run_with_progress(config, task_set, chosen, console))
-    except ServerDown:  # summarize what was done, then say why the run stopped
+    except (ServerDown, ModelDown):  # summarize what was done, then say why it stopped
         _report(out, time.perf_counter() - started, console, emit_json if as_json else None)
         raise
     _report(out, time.perf_counter() - started, console, emit_json if as_json else None)
@@ -116,30 +127,5 @@ def _report(
 async def _run_with_progress(
     config: RunConfig, task_set: Any, policy: Policy, console: Console
 ) -> None:
-    columns = (
-        TextColumn("[bold]rollout[/bold]"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("success {task.fields[ok]}/{task.fields[scored]}  faults {task.fields[faults]}"),
-        TimeElapsedColumn(),
-    )
-    with Progress(*columns, console=console, transient=False) as progress:
-        bar = progress.add_task("episodes", total=None, ok=0, scored=0, faults=0)
-        counts = {"ok": 0, "scored": 0, "faults": 0}
-
-        def on_start(todo: int, skipped: int) -> None:
-            progress.update(bar, total=todo)
-            if skipped:
-                console.print(f"resuming {config.out}: {skipped} episodes already finished")
-
-        def on_episode(record: EpisodeRecord) -> None:
-            if record.success is None:
-                counts["faults"] += 1
-            else:
-                counts["scored"] += 1
-                counts["ok"] += bool(record.success)
-            progress.update(
-                bar, advance=1, ok=counts["ok"], scored=counts["scored"], faults=counts["faults"]
-            )
-
-        await run_job(config, task_set, policy, on_episode=on_episode, on_start=on_start)
+    with episode_progress(console, config.out) as bar:
+        await run_job(config, task_set, policy, on_episode=bar.episode, on_start=bar.start)

@@ -180,6 +180,29 @@ class ModelClient:
         return delay * random.uniform(0.5, 1.0)
 
 
+async def check_endpoint(config: ModelConfig) -> str:
+    """Before a job's first episode: one line saying the endpoint answers, or ``ModelError``
+    (exit 3 in the CLI) when it cannot be reached or does not serve ``config.model``. A dead
+    endpoint found here costs nothing; found by the episodes, it would fault every one."""
+    async with ModelClient(config) as client:
+        line = await client.ping()
+        if not config.model:
+            return line
+        try:
+            served = await client.list_models(retries=0)
+        except ModelError:  # no /models route (the ping fell back to a chat): nothing to check
+            return line
+        if served and config.model not in served:
+            shown = ", ".join(served[:5]) + (" ..." if len(served) > 5 else "")
+            raise ModelError(
+                f"{config.base_url} does not serve the model {config.model!r} (it serves: "
+                f"{shown}); pass --model with one of those",
+                url=config.base_url,
+                model=config.model,
+            )
+    return line
+
+
 def _is_transient(exc: Exception) -> bool:
     import openai  # loaded by the client already: a lookup
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from webdojo.errors import ServerDown, ServerUnavailable
+from webdojo.errors import ModelDown, ModelError, ModelTimeout, ServerDown, ServerUnavailable
 from webdojo.policies.base import Policy
 from webdojo.rollout.env_client import EnvClient
 from webdojo.rollout.episode import EpisodeSpec
@@ -56,6 +56,9 @@ def pending(specs: Sequence[EpisodeSpec], store: RunStore) -> list[EpisodeSpec]:
 
 
 STEP_OPS = ("step", "observe")  # env operations that count as an env step
+# Episode errors that say the model endpoint is failing (refused, 5xx, 4xx, timeouts), not that
+# one reply was bad: several in a row stop the run (``ModelDown``) instead of faulting the rest.
+MODEL_DOWN_CODES = frozenset({ModelError.code, ModelTimeout.code})
 
 
 class EngineCore:
@@ -82,6 +85,7 @@ class EngineCore:
         self._env = LimitedEnv(env, self.env_limit)
         self._records: list[EpisodeRecord] = []
         self._unreachable = 0  # episodes in a row that ended with server_unavailable
+        self._model_failed = 0  # episodes in a row that ended with the endpoint failing
         self.halt_after = halt_after
         self._started = 0.0
         self._wall_s = 0.0
@@ -93,6 +97,7 @@ class EngineCore:
             self.on_start(len(todo), len(specs) - len(todo))
         self._records = []
         self._unreachable = 0
+        self._model_failed = 0
         self._started = time.perf_counter()
         return todo
 
@@ -102,24 +107,34 @@ class EngineCore:
 
     def _ended(self, record: EpisodeRecord) -> None:
         self._records.append(record)
-        unreachable = record.error is not None and record.error.code == ServerUnavailable.code
-        self._unreachable = self._unreachable + 1 if unreachable else 0
+        code = None if record.error is None else record.error.code
+        self._unreachable = self._unreachable + 1 if code == ServerUnavailable.code else 0
+        self._model_failed = self._model_failed + 1 if code in MODEL_DOWN_CODES else 0
         if self.on_episode is not None:
             self.on_episode(record)
 
     @property
     def halted(self) -> bool:
-        """The server has been unreachable for ``halt_after`` episodes in a row: start no
-        more episodes (each would only be recorded as one more fault)."""
-        return self.halt_after is not None and self._unreachable >= self.halt_after
+        """The env server has been unreachable, or the model endpoint failing, for
+        ``halt_after`` episodes in a row: start no more episodes (each would only be recorded
+        as one more fault)."""
+        worst = max(self._unreachable, self._model_failed)
+        return self.halt_after is not None and worst >= self.halt_after
 
     def _raise_if_halted(self, left: int) -> None:
-        if self.halted:
+        if not self.halted:
+            return
+        if self._unreachable >= self._model_failed:
             raise ServerDown(
                 f"the environment server was unreachable for {self._unreachable} episodes in "
                 f"a row, so the run stopped early; {left} episode(s) were not started",
                 not_started=left,
             )
+        raise ModelDown(
+            f"the model endpoint failed {self._model_failed} episodes in a row, so the run "
+            f"stopped early; {left} episode(s) were not started",
+            not_started=left,
+        )
 
     def stats(self) -> EngineStats:
         env = self.env_limit.stats

@@ -63,7 +63,7 @@ class RunStore:
                     "use another --out or the same settings"
                 )
             return
-        _write_atomic(path, json.dumps(config, indent=2, sort_keys=True))
+        write_atomic(path, json.dumps(config, indent=2, sort_keys=True))
 
     # --- records ------------------------------------------------------------------------
 
@@ -84,7 +84,7 @@ class RunStore:
         path = self.root / rel
         if not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
-            _write_atomic(path, data)
+            write_atomic(path, data)
         return rel
 
     def append_step(self, record: StepRecord) -> None:
@@ -152,7 +152,7 @@ def _cut_torn_tail(path: Path, chunk: int = 1 << 16) -> None:
             os.fsync(handle.fileno())
 
 
-def _write_atomic(path: Path, data: str | bytes) -> None:
+def write_atomic(path: Path, data: str | bytes) -> None:
     tmp = path.with_name(path.name + ".tmp")
     if isinstance(data, str):
         data = data.encode("utf-8")

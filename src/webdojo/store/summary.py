@@ -1,18 +1,22 @@
-"""Summaries of a run directory: success by site and difficulty, steps, repetition, faults.
+"""Summaries of a run directory: success by site and difficulty, steps, repetition, faults,
+and how many of the policy's replies parsed into an action.
 
 Success rates count only verified episodes: an episode lost to an env or infra fault was never
-scored, so it is reported in ``faults`` rather than counted as a failure.
+scored, so it is reported in ``faults`` rather than counted as a failure. A run whose replies
+mostly fail to parse scores 0% for a reason that is not the agent's skill at the task (most
+often a template that does not match the model's output format): ``ParseStats`` says so.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from webdojo.store.records import EpisodeRecord
+from webdojo.store.records import EpisodeRecord, StepRecord
 from webdojo.store.run_reader import StoredRun, read_run
 from webdojo.tasks.schema import LEVELS
 
@@ -47,6 +51,55 @@ class Bucket:
         }
 
 
+MIN_PARSE_RATE = 0.5  # below this share of parsed replies, summaries warn
+
+
+@dataclass(frozen=True)
+class ParseStats:
+    """The policy's replies (one per step) and how many parsed into an action."""
+
+    replies: int = 0
+    parsed: int = 0
+    errors: dict[str, int] = field(default_factory=dict)  # step error code -> count
+
+    @property
+    def rate(self) -> float | None:
+        return None if self.replies == 0 else self.parsed / self.replies
+
+    def warning(self, minimum: float = MIN_PARSE_RATE) -> str | None:
+        """A sentence for people when fewer than ``minimum`` of the replies parsed."""
+        rate = self.rate
+        if rate is None or rate >= minimum:
+            return None
+        return (
+            f"only {self.parsed} of {self.replies} policy replies ({rate:.0%}) parsed into an "
+            "action: the scores say little about the agent; check that --template matches "
+            "the model's output format (each step's parse_error holds the raw reply)"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        rate = self.rate
+        return {
+            "replies": self.replies,
+            "parsed": self.parsed,
+            "parse_rate": None if rate is None else round(rate, 4),
+            "parse_warning": self.warning(),
+            "step_errors": dict(sorted(self.errors.items())),
+        }
+
+
+def parse_stats(steps: Iterable[StepRecord]) -> ParseStats:
+    """Replies, parsed replies and step errors by code over ``steps``."""
+    replies = parsed = 0
+    errors: Counter[str] = Counter()
+    for step in steps:
+        replies += 1
+        parsed += step.action is not None
+        if step.error is not None:
+            errors[step.error.code] += 1
+    return ParseStats(replies=replies, parsed=parsed, errors=dict(errors))
+
+
 @dataclass
 class RunSummary:
     out: str
@@ -58,6 +111,7 @@ class RunSummary:
     total_steps: int
     wall_s: float  # sum of episode wall times
     fault_codes: dict[str, int]
+    parse: ParseStats = field(default_factory=ParseStats)
 
     @property
     def repetition_share(self) -> float | None:
@@ -76,6 +130,7 @@ class RunSummary:
             "mean_steps": overall["mean_steps"],
             "repetition_share": None if share is None else round(share, 4),
             "faults": self.fault_codes,
+            **self.parse.to_json(),
             "episode_wall_s": round(self.wall_s, 2),
             "elapsed_s": None if elapsed_s is None else round(elapsed_s, 2),
             "out": self.out,
@@ -112,6 +167,7 @@ def summarize(root: Path | StoredRun) -> RunSummary:
         total_steps=total,
         wall_s=sum(r.wall_s for r in records),
         fault_codes=dict(fault_codes),
+        parse=parse_stats(run.finished_steps()),
     )
 
 

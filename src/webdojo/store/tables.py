@@ -61,7 +61,20 @@ def summary_tables(summary: RunSummary, elapsed_s: float | None = None) -> list[
     totals.add_row("episode wall time (sum)", f"{summary.wall_s:.1f} s")
     if elapsed_s is not None:
         totals.add_row("elapsed", f"{elapsed_s:.1f} s")
+    parse = summary.parse
+    if parse.rate is not None:
+        style = "bold red" if parse.warning() else ""
+        totals.add_row(
+            "replies parsed into an action",
+            f"{parse.parsed}/{parse.replies} ({parse.rate:.0%})",
+            style=style,
+        )
+    for code, count in sorted(parse.errors.items()):
+        totals.add_row(f"step errors: {code}", str(count))
     for code, count in sorted(summary.fault_codes.items()):
         totals.add_row(f"faults: {code}", str(count))
     totals.add_row("run directory", summary.out)
+    warning = summary.parse.warning()
+    if warning is not None:
+        totals.caption = f"[bold red]warning:[/bold red] {warning}"
     return [by_site, by_diff, totals]
