@@ -106,6 +106,8 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
         "tasks",
     ),
     "checks": (*CORE, "browser", "policies", "rollout", "sites", "store", "tasks"),
+    # suites, statistics, the manifest and the eval job: above the rollout and the judges
+    "eval": (*CORE, "browser", "judges", "models", "policies", "rollout", "store", "tasks"),
     "bench": (
         *CORE,
         "asgi",
@@ -119,7 +121,7 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
         "store",
         "tasks",
     ),
-    "viewer": (*CORE, "asgi", "store", "tasks"),
+    "viewer": (*CORE, "asgi", "store", "tasks", "eval.bootstrap"),  # the report's CIs
     "cli": (
         *CORE,
         "bench",
@@ -127,6 +129,7 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
         "checks",
         "doctor",
         "envs",
+        "eval",
         "judges",
         "models",
         "policies",

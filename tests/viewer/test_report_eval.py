@@ -35,7 +35,12 @@ def test_evaluation_and_judges_sections(tmp_path: Path) -> None:
     assert "0.250 ± 0.354 (2 repeats)" in html and "pass@1 0.250, pass@2 0.500" in html
     # the judge: b#0 is a website failure, left out: 2 of 3 scored; b keeps one scored
     # episode, so no k > 1 fits every task, and repeat 1 has one of two
-    assert "<td>judge exact</td><td>3</td><td>1</td><td>66.7% (2/3)</td><td>0.750 ± 0.354" in html
+    # its 95% CI: tasks a (2 of 2) and b (0 of 1) drawn with replacement give 0, 0.5 or 1
+    judged = (
+        '<td>judge exact</td><td>3</td><td>1</td><td>66.7% (2/3)</td><td><span data-testid="ci">'
+    )
+    assert judged + "0.0–100.0%</span>" in html and "0.750 ± 0.354" in html
+    assert html.count('<svg class="ci"') == 2  # the interval drawn for each source
     assert 'data-testid="judges"' in html and "<td>exact</td><td>4</td>" in html
     assert "a#1 was success" in html or "b#1 was failure" in html  # an example's verdict
 
@@ -83,6 +88,8 @@ def rows_of(html: str, testid: str) -> list[list[str]]:
 
 def test_breakdowns_by_difficulty_level_domain_and_site(tmp_path: Path) -> None:
     html = render_report(load_run(write_breakdown_run(tmp_path / "run")))
+    assert html.count('data-testid="ci"') == 2  # each source's 95% CI; its figures: above
+    html = re.sub(r'<td><span data-testid="ci">.*?</svg></td>', "", html)
     # verifier: 3 of 6 scored (a#2 is a fault); pass@1 = (1/2 + 0 + 1) / 3, pass@2 = (1 + 0 + 1)
     # / 3; repeat 0 has 2 of 3, repeat 1 has 1 of 3 -> 0.5 ± 0.2357
     assert ("<td>verifier</td><td>6</td><td>1</td><td>50.0% (3/6)</td>"

@@ -15,6 +15,7 @@ from webdojo.cli.bench import register as register_bench
 from webdojo.cli.bench_miniwob import register as register_bench_miniwob
 from webdojo.cli.bench_soak import register as register_bench_soak
 from webdojo.cli.cache import cache_app
+from webdojo.cli.eval import eval_app
 from webdojo.cli.exits import emit_json as _emit_json
 from webdojo.cli.exits import fail as _fail
 from webdojo.cli.export import register as register_export
@@ -25,11 +26,16 @@ from webdojo.cli.tasks import tasks_app
 from webdojo.cli.train import train_app
 from webdojo.cli.viewer import register as register_viewer_commands
 from webdojo.cli.wiki import wiki_app
-from webdojo.errors import ServerDown, WebdojoError
+from webdojo.errors import ModelError, ServerDown, WebdojoError
 from webdojo.server.pool.retirement import DEFAULT_MAX_WORKER_SESSIONS
 
 if TYPE_CHECKING:
     from webdojo.browser.netpolicy import NetworkPolicy
+
+MODEL_DOWN_HINT = (
+    "The model endpoint is not answering: start it (or fix --model-base-url / --model), then "
+    "run the same command again to resume (finished episodes are kept)."
+)
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
 sites_app = typer.Typer(no_args_is_help=True, help="Built-in and user-written synthetic sites.")
@@ -38,6 +44,7 @@ app.add_typer(sites_app, name="sites")
 app.add_typer(bench_app, name="bench")
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(judge_app, name="judge")
+app.add_typer(eval_app, name="eval")
 app.add_typer(train_app, name="train")
 app.add_typer(cache_app, name="cache")
 app.add_typer(wiki_app, name="wiki")
@@ -53,9 +60,9 @@ RUN_HELP = {
     "tasks": "task spec: builtin, builtin:shop+wiki, miniwob, miniwob:click-test,enter-text, "
     "a sites dir or a task file",
     "policy": "scripted | random | perturbed | openai (default: openai if a model endpoint is configured, else scripted)",
-    "limit": "run only the first N episodes",
+    "limit": "run only the first N tasks (each --repeats times)",
     "concurrency": "episodes in flight",
-    "repeats": "episodes per task",
+    "repeats": "episodes per task (K repeats give pass@k)",
     "seed": "seed for the random policy and sampling",
     "out": "run directory (default runs/<timestamp>); an existing one is resumed",
     "model_base_url": "OpenAI-compatible endpoint (else $WEBDOJO_MODEL_BASE_URL)",
@@ -118,8 +125,9 @@ def run(
 ) -> None:
     """Roll out a policy on a task set, verify every episode, store and summarize the run.
 
-    Exit codes: 0 done; 2 bad input (task spec, flags); 3 the --server stopped answering and
-    the run stopped early (run the same command again to resume)."""
+    Exit codes: 0 done; 2 bad input (task spec, flags); 3 the --server or the model endpoint
+    is not answering (checked before the first episode) or stopped answering and the run
+    stopped early (run the same command again to resume)."""
     from webdojo.cli.run import run_command
 
     try:
@@ -148,6 +156,9 @@ def run(
             f"[red]error[/red] {escape(str(exc))}.\nThe server at {server} is not answering: "
             "restart it, then run the same command again to resume (finished episodes are kept)."
         )
+        raise typer.Exit(code=3) from exc
+    except ModelError as exc:
+        errors.print(f"[red]error[/red] {escape(str(exc))}.\n{MODEL_DOWN_HINT}")
         raise typer.Exit(code=3) from exc
     except WebdojoError as exc:
         raise _fail(exc) from exc

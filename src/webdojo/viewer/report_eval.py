@@ -15,7 +15,15 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from webdojo.store.eval_stats import Rate, group_rewards, over_repeats, pass_at_ks, rates_by
+from webdojo.eval.bootstrap import Interval, nested_bootstrap
+from webdojo.store.eval_stats import (
+    Rate,
+    group_rewards,
+    over_repeats,
+    pass_at_ks,
+    rates_by,
+    succeeded,
+)
 from webdojo.store.records import EpisodeRecord
 from webdojo.store.verdicts import LABELS, Verdict
 from webdojo.tasks.schema import LEVELS
@@ -55,7 +63,7 @@ def evaluation_section(run: RunData) -> str:
         return ""
     rows = "".join(_source_row(s) for s in sources)
     head = "".join(f"<th>{h}</th>" for h in ("source", "scored", "unscored", "success",
-                                             "mean ± std over repeats", "pass@k"))  # fmt: skip
+                                             "95% CI", "mean ± std over repeats", "pass@k"))  # fmt: skip
     domain: Callable[[EpisodeRecord], Hashable] = lambda r: _domain(run, r)  # noqa: E731
     level_order = [*LEVELS, "unknown"]
     breakdowns = "".join(
@@ -71,7 +79,9 @@ def evaluation_section(run: RunData) -> str:
         '<div class="card section" data-testid="evaluation"><h2>Evaluation</h2>'
         f'<table class="sortable"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
         f'<p class="muted small">Unscored episodes (faults, website failures, blocked) are left '
-        f"out of every rate. pass@k uses the unbiased estimator.</p>{breakdowns}</div>"
+        f"out of every rate. pass@k uses the unbiased estimator. The 95% CI is a bootstrap over "
+        f"tasks with each task's repeats resampled within it (10000 resamples, seed 0): the "
+        f"success rate is the mean of the per-task success shares.</p>{breakdowns}</div>"
     )
 
 
@@ -88,8 +98,27 @@ def _source_row(source: Source) -> str:
     repeats = "–" if spread is None else f"{spread[0]:.3f} ± {spread[1]:.3f} ({spread[2]} repeats)"
     groups = group_rewards((record.task_id, reward) for record, reward in source.rewards)
     passes = ", ".join(f"pass@{k} {v:.3f}" for k, v in pass_at_ks(groups).items()) or "–"
-    cells = [source.name, total.scored, total.unscored, _rate(total), repeats, passes]
-    return "<tr>" + "".join(f"<td>{escape(str(c))}</td>" for c in cells) + "</tr>"
+    interval = nested_bootstrap(
+        [[float(succeeded(r)) for r in rewards] for rewards in groups.values() if rewards]
+    )
+    cells = [escape(str(c)) for c in (source.name, total.scored, total.unscored, _rate(total))]
+    cells += [_ci_cell(interval), escape(repeats), escape(passes)]
+    return "<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
+
+
+def _ci_cell(interval: Interval) -> str:
+    """The interval as text and drawn: a bar on a 0-100% axis, the estimate as a dot."""
+    if interval.mean is None or interval.lo is None or interval.hi is None:
+        return "–"
+    lo, mean, hi = (round(v * 100, 1) for v in (interval.lo, interval.mean, interval.hi))
+    svg = (
+        '<svg class="ci" width="120" height="14" viewBox="0 0 100 14" role="img" '
+        f'aria-label="95% CI {lo}% to {hi}%">'
+        '<line x1="0" y1="7" x2="100" y2="7" stroke="#ddd" stroke-width="1"/>'
+        f'<line x1="{lo}" y1="7" x2="{hi}" y2="7" stroke="#356" stroke-width="3"/>'
+        f'<circle cx="{mean}" cy="7" r="3" fill="#c40"/></svg>'
+    )
+    return f'<span data-testid="ci">{lo:.1f}–{hi:.1f}%</span> {svg}'
 
 
 def _breakdown(
