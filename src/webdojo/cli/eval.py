@@ -8,10 +8,9 @@ command resumes); 4 the eval is invalid (too many faulted episodes: see ``--max-
 
 from __future__ import annotations
 
-import asyncio
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -20,6 +19,9 @@ from rich.table import Table
 
 from webdojo.cli.exits import emit_json, fail
 from webdojo.errors import ModelError, WebdojoError
+
+if TYPE_CHECKING:
+    from webdojo.eval.suites import LoadedSuite
 
 INVALID_EXIT = 4
 MODEL_EXIT = 3
@@ -44,6 +46,11 @@ HELP = {
     "results": "leaderboard CSV to add this eval's row to (default: results.csv beside --out)",
     "list_suites": "list the shipped suites and exit",
     "show_suite": "show one suite's sets, tasks and hash, and exit",
+    "allow_host": "let the browser reach this host glob or origin (http://127.0.0.1:9000: a "
+    "server of yours that a suite's tasks start at; repeatable)",
+    "deny_host": "never let the browser reach this host glob (repeatable; wins)",
+    "network_policy": "on: block private addresses and local schemes (default); off: trusted "
+    "sites only",
     "price_in": "USD per 1M prompt tokens (for the cost)",
     "price_out": "USD per 1M completion tokens (for the cost)",
 }
@@ -69,6 +76,15 @@ def eval_command(
     retries: Annotated[int, typer.Option(min=0, help=HELP["retries"])] = 2,
     max_faults: Annotated[float, typer.Option(min=0.0, max=1.0, help=HELP["max_faults"])] = 0.05,
     results: Annotated[Path | None, typer.Option(help=HELP["results"])] = None,
+    server: Annotated[
+        str | None, typer.Option(help="run the browsers on a `webdojo serve` server at this URL")
+    ] = None,
+    token: Annotated[
+        str | None, typer.Option(help="that server's bearer token", envvar="WEBDOJO_SERVER_TOKEN")
+    ] = None,
+    allow_host: Annotated[list[str] | None, typer.Option(help=HELP["allow_host"])] = None,
+    deny_host: Annotated[list[str] | None, typer.Option(help=HELP["deny_host"])] = None,
+    network_policy: Annotated[str, typer.Option(help=HELP["network_policy"])] = "on",
     price_in: Annotated[float | None, typer.Option(help=HELP["price_in"])] = None,
     price_out: Annotated[float | None, typer.Option(help=HELP["price_out"])] = None,
     as_json: Annotated[
@@ -88,6 +104,7 @@ def eval_command(
         if list_suites or show_suite:
             _describe_suites(show_suite, as_json)
             return
+        from webdojo.browser.netpolicy import policy_from_flags
         from webdojo.cli.eval_job import EvalArgs, run_eval_command
 
         args = EvalArgs(
@@ -104,6 +121,11 @@ def eval_command(
             max_faults=max_faults,
             results=results,
             price=(price_in, price_out),
+            server=server,
+            token=token,
+            network=policy_from_flags(
+                tuple(allow_host or ()), tuple(deny_host or ()), network_policy
+            ),
         )
         result = run_eval_command(args, console)
     except ModelError as exc:
@@ -141,7 +163,7 @@ def _describe_suites(name: str | None, as_json: bool) -> None:
     _print_suite(chosen[0])
 
 
-def _suite_json(suite: Any) -> dict[str, Any]:
+def _suite_json(suite: LoadedSuite) -> dict[str, Any]:
     return {
         "name": suite.name,
         "version": suite.suite.version,
@@ -161,7 +183,7 @@ def _suite_json(suite: Any) -> dict[str, Any]:
     }
 
 
-def _print_suite(suite: Any) -> None:
+def _print_suite(suite: LoadedSuite) -> None:
     console.print(
         f"[bold]{suite.name}[/bold] v{suite.suite.version} · {suite.task_count} tasks · "
         f"seed {suite.suite.seed} · repeats {suite.suite.repeats}\n{suite.hash}\n"
@@ -214,7 +236,3 @@ def compare_command(
 def default_out(suite: str | None) -> Path:
     name = Path(suite).stem if suite else "core"
     return Path("runs") / f"eval-{name}-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
-
-
-def run_async(coro: Any) -> Any:
-    return asyncio.run(coro)

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
+from webdojo.browser.netpolicy import NetworkPolicy
 from webdojo.cli.progress import episode_progress
 from webdojo.cli.run import check_policy_endpoint, choose_policy
 from webdojo.eval.compare import compare, comparison_plot, comparison_table
@@ -27,6 +28,7 @@ from webdojo.eval.runner import (
     Hooks,
     eval_json,
     eval_records,
+    judges_of,
     part_dir,
     run_eval,
     save_scores,
@@ -57,6 +59,9 @@ class EvalArgs:
     max_faults: float
     results: Path | None
     price: tuple[float | None, float | None]
+    server: str | None = None
+    token: str | None = None
+    network: NetworkPolicy = field(default_factory=NetworkPolicy)
 
 
 def run_eval_command(args: EvalArgs, console: Console) -> dict[str, Any]:
@@ -83,6 +88,10 @@ def run_eval_command(args: EvalArgs, console: Console) -> dict[str, Any]:
         retries=args.retries,
         max_faults=args.max_faults,
         judge=JudgeOptions(model=model_config, price=Price(*args.price)),
+        price=args.price,
+        network=args.network,
+        server=args.server,
+        token=args.token,
     )
     asyncio.run(first.aclose())
     console.print(
@@ -107,20 +116,21 @@ def _manifest(
     args: EvalArgs,
 ) -> Manifest:
     version, flags = chromium_info()
-    uses_model = policy == "openai" and model is not None
+    used = model if policy == "openai" else None  # the model the policy asks, if any
     return build_manifest(
         suite=suite.name,
         suite_version=suite.suite.version,
         suite_hash=suite.hash,
         policy=policy,
-        model=model.model or None if uses_model and model is not None else None,
-        model_base_url=model.base_url if uses_model and model is not None else None,
-        template=template if policy == "openai" else None,
-        sampling=_sampling(model) if uses_model and model is not None else {},
+        model=None if used is None else used.model or None,
+        model_base_url=None if used is None else used.base_url,
+        template=None if used is None else template,
+        sampling={} if used is None else _sampling(used),
         seed=seed,
         repeats=suite.suite.repeats if args.repeats is None else args.repeats,
         chromium_version=version,
         chromium_flags=flags,
+        judges=judges_of(suite),
     )
 
 
@@ -168,11 +178,12 @@ def _part_roots(plan: EvalPlan) -> list[Path]:
 
 def compare_evals(a: Path, b: Path, plot: Path | None, console: Console) -> dict[str, Any]:
     """The paired comparison of eval B against eval A, as printed and as JSON."""
-    episodes_a, _ = eval_records(a)
-    episodes_b, _ = eval_records(b)
+    ma, mb = read_manifest(a), read_manifest(b)
+    episodes_a, _ = eval_records(a, None if ma is None else ma.judges)
+    episodes_b, _ = eval_records(b, None if mb is None else mb.judges)
     result = compare(episodes_a, episodes_b)
     data = result.to_json()
-    data["warnings"] = data["warnings"] + _manifest_warnings(a, b)
+    data["warnings"] = data["warnings"] + _manifest_warnings(a, ma, b, mb)
     path = plot or b.parent / f"compare-{a.name}-{b.name}.png"
     comparison_plot(result, path, (a.name, b.name))
     data["plot"] = str(path)
@@ -183,8 +194,7 @@ def compare_evals(a: Path, b: Path, plot: Path | None, console: Console) -> dict
     return data
 
 
-def _manifest_warnings(a: Path, b: Path) -> list[str]:
-    ma, mb = read_manifest(a), read_manifest(b)
+def _manifest_warnings(a: Path, ma: Manifest | None, b: Path, mb: Manifest | None) -> list[str]:
     missing = [str(p) for p, m in ((a, ma), (b, mb)) if m is None]
     if missing:
         return [f"no manifest in {', '.join(missing)}: cannot tell whether the runs are comparable"]

@@ -28,7 +28,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from webdojo.errors import ConfigError
 
@@ -80,6 +80,7 @@ class Manifest(BaseModel):
     sampling: dict[str, Any]  # temperature, top_p, max_tokens... as given
     seed: int
     repeats: int
+    judges: dict[str, str] = Field(default_factory=dict)  # part -> the judge that scores it
     python: str
     platform: str
     packages: dict[str, str]  # every installed distribution -> version, sorted by name
@@ -161,6 +162,7 @@ def build_manifest(
     repeats: int,
     chromium_version: str | None,
     chromium_flags: Sequence[str],
+    judges: Mapping[str, str] | None = None,
 ) -> Manifest:
     """A manifest of the given eval settings; versions, git state, Python, platform,
     packages and the creation time are filled in here."""
@@ -181,6 +183,7 @@ def build_manifest(
         sampling=dict(sampling),
         seed=seed,
         repeats=repeats,
+        judges=dict(judges or {}),
         python=sys.version.split()[0],
         platform=platform.platform(),
         packages=installed_packages(),

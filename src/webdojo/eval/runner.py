@@ -17,7 +17,7 @@ invalid. A model endpoint that fails episode after episode stops the eval (``Mod
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,7 @@ from webdojo.store.run_store import write_atomic
 from webdojo.store.verdicts import read_verdicts
 
 PARTS = "parts"
+_ONLY_PART = ""  # the part of a one-part suite, whose run is the eval directory itself
 SCORES = "eval.json"
 # the manifest fields that must not change when an eval directory is resumed
 _RESUME_KEYS = ("suite", "suite_hash", "policy", "model", "template", "seed", "repeats")
@@ -54,6 +55,7 @@ class EvalPlan:
     retries: int = 2  # passes over faulted episodes after the first
     max_faults: float = 0.05  # above this faulted share the eval is invalid
     judge: JudgeOptions = field(default_factory=JudgeOptions)  # for sets with a judge
+    price: tuple[float | None, float | None] = (None, None)  # USD per 1M prompt, completion
     network: NetworkPolicy = field(default_factory=NetworkPolicy)
     server: str | None = None  # run the browsers on a `webdojo serve` server
     token: str | None = field(default=None, repr=False)
@@ -102,7 +104,7 @@ async def run_eval(plan: EvalPlan, hooks: Hooks | None = None) -> EvalScores:
     start(plan)
     for part in plan.suite.parts:
         await _run_part(plan, part, hooks)
-    return score_eval(plan.out, plan.suite, max_faults=plan.max_faults)
+    return score_eval(plan)
 
 
 async def _run_part(plan: EvalPlan, part: Part, hooks: Hooks) -> None:
@@ -141,17 +143,17 @@ def _faulted(root: Path) -> bool:
 
 
 def eval_records(
-    out: Path, suite: LoadedSuite | None = None
+    out: Path, judges: Mapping[str, str] | None = None
 ) -> tuple[list[EpisodeRecord], list[StepRecord]]:
     """The scored records of an eval directory (or of a plain run directory): each part's
-    latest episodes, with a judged part's rewards taken from its judge's verdicts."""
+    latest episodes, with the rewards of a part in ``judges`` (part name -> judge spec, as
+    the manifest keeps them) taken from that judge's verdicts."""
     episodes: list[EpisodeRecord] = []
     steps: list[StepRecord] = []
-    judges = {} if suite is None else {p.name: p.judge for p in suite.parts}
     for name, root in run_dirs(out):
         run = read_run(root)
         records = list(run.episodes.values())
-        judge = judges.get(name)
+        judge = (judges or {}).get(name)
         if judge is not None:
             records = _judged(records, root, judge)
         episodes += records
@@ -160,8 +162,9 @@ def eval_records(
 
 
 def run_dirs(out: Path) -> list[tuple[str, Path]]:
-    """(part name, run directory) of every part found under an eval directory."""
-    found = [("", out)] if (out / "episodes.jsonl").is_file() else []
+    """(part name, run directory) of every part found under an eval directory; a suite of
+    one part keeps its run in the eval directory itself."""
+    found = [(_ONLY_PART, out)] if (out / "episodes.jsonl").is_file() else []
     parts = out / PARTS
     if parts.is_dir():
         found += [(p.name, p) for p in sorted(parts.iterdir()) if (p / "episodes.jsonl").is_file()]
@@ -182,10 +185,24 @@ def _judged(records: list[EpisodeRecord], root: Path, judge: str) -> list[Episod
     return out
 
 
-def score_eval(out: Path, suite: LoadedSuite, *, max_faults: float = 0.05) -> EvalScores:
+def judges_of(suite: LoadedSuite) -> dict[str, str]:
+    """Part name (as ``run_dirs`` names it) -> the judge that scores it, for judged parts."""
+    one = len(suite.parts) == 1
+    return {_ONLY_PART if one else p.name: p.judge for p in suite.parts if p.judge is not None}
+
+
+def score_eval(plan: EvalPlan) -> EvalScores:
     """The scores of an eval directory, by the suite's sets."""
-    episodes, steps = eval_records(out, suite)
-    return score(episodes, steps, sources=suite.sources(), max_faults=max_faults)
+    episodes, steps = eval_records(plan.out, judges_of(plan.suite))
+    price_in, price_out = plan.price
+    prices = None if price_in is None and price_out is None else (price_in or 0.0, price_out or 0.0)
+    return score(
+        episodes,
+        steps,
+        sources=plan.suite.sources(),
+        max_faults=plan.max_faults,
+        price_per_m=prices,
+    )
 
 
 def eval_json(scores: EvalScores, manifest: Manifest, out: Path) -> dict[str, Any]:
