@@ -174,7 +174,9 @@ async def test_an_over_cap_download_leaves_nothing_past_the_cap(
         await click_download(session, site.url + "/" + path.format(n=64 * MB))
         [big] = await downloads(session, 1)
         assert big.error is not None and big.error.code == "download_too_large"
-        assert big.error.fault == "env" and big.bytes < 64 * MB
+        # How many bytes arrived before the cancel landed depends on load (on loopback a
+        # busy machine may see all 64 MB first): the contract is what stays on disk
+        assert big.error.fault == "env"
         assert sum(on_disk(session).values()) == MB // 2  # only the first, kept one
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 
@@ -26,3 +28,28 @@ def last_json(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
     return result
+
+
+def _as_from_a_terminal() -> None:
+    # Runs in the child before exec. A test worker can hand its children SIGINT ignored or
+    # blocked (its own state, inherited across fork and exec, unlike handlers); a command
+    # started from a terminal has neither, and Ctrl-C is what these tests are about.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def interruptible(args: list[str], **popen: Any) -> subprocess.Popen[str]:
+    """``webdojo ARGS`` as a child that SIGINT reaches as it would from a terminal."""
+    command = [sys.executable, "-m", "webdojo.cli", *args]
+    return subprocess.Popen(command, text=True, preexec_fn=_as_from_a_terminal, **popen)
+
+
+def signal_state(pid: int | str = "self") -> str:
+    """The signal masks of a process (blocked, ignored, caught), for a failure message."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+    except OSError:
+        return "(no /proc status)"
+    return " ".join(
+        line for line in status.splitlines() if line.startswith(("SigBlk", "SigIgn", "SigCgt"))
+    )

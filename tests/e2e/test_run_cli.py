@@ -8,12 +8,11 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from cli_process import last_json, webdojo
+from cli_process import interruptible, last_json, signal_state, webdojo
 
 from webdojo.policies import make_policy
 from webdojo.rollout.run import RunConfig, run_job
@@ -149,13 +148,18 @@ def test_sigint_stops_a_run_whose_requests_hang(tmp_path: Path) -> None:
         os.kill(server.pid, signal.SIGSTOP)
         try:
             args = ["run", "--tasks", "builtin:login", "--server", server.url, "--out", str(out)]
-            proc = subprocess.Popen([sys.executable, "-m", "webdojo.cli", *args],
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)  # fmt: skip
+            proc = interruptible(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             deadline = time.monotonic() + 120
             while not (out / "config.json").exists() and time.monotonic() < deadline:
                 time.sleep(0.05)  # config.json is written once the run (and its handler) began
             proc.send_signal(signal.SIGINT)
-            _, err = proc.communicate(timeout=30)
+            try:
+                _, err = proc.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                state = f"child: {signal_state(proc.pid)}; test: {signal_state()}"
+                proc.kill()
+                proc.communicate()
+                pytest.fail(f"webdojo run did not stop on SIGINT within 30 s ({state})")
             assert proc.returncode == 130, err[-2000:]
         finally:
             os.kill(server.pid, signal.SIGCONT)

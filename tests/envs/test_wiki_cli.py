@@ -13,13 +13,12 @@ import pytest
 from envs_data import NQ_SAMPLE, shared
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
-from cli_process import last_json, webdojo
+from cli_process import interruptible, last_json, signal_state, webdojo
 
 
 def test_wiki_serve_prints_the_url_and_stops_on_ctrl_c(indexed_zim: Path) -> None:
-    command = [sys.executable, "-m", "webdojo.cli", "wiki", "serve", str(indexed_zim),
-               "--port", "0", "--backend", "libzim"]  # fmt: skip
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    command = ["wiki", "serve", str(indexed_zim), "--port", "0", "--backend", "libzim"]
+    proc = interruptible(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         assert proc.stdout is not None
         lines = [proc.stdout.readline() for _ in range(3)]
@@ -31,7 +30,13 @@ def test_wiki_serve_prints_the_url_and_stops_on_ctrl_c(indexed_zim: Path) -> Non
         assert "Mount Kilimanjaro" in found.text
     finally:
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
+        try:
+            _, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            state = f"child: {signal_state(proc.pid)}; test: {signal_state()}"
+            proc.kill()
+            proc.communicate()
+            pytest.fail(f"wiki serve did not stop on SIGINT within 30 s ({state})")
     assert proc.returncode == 0, err
 
 
