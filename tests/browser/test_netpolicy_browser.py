@@ -21,6 +21,7 @@ import pytest
 from browser_helpers import TEST_OPTIONS
 from netpolicy_site import AGENT_VECTORS, MADE_UP, NAVIGATES, PAGES, TOP_LEVEL, Servers
 
+from start_url_cases import SPELLINGS as START_SPELLINGS
 from webdojo.actions import Action, Click, Goto, NewTab
 from webdojo.browser import BrowserHost, BrowserSession
 from webdojo.browser.netpolicy import NetworkPolicy
@@ -205,21 +206,6 @@ async def test_deny_list_beats_an_allowed_origin(host: BrowserHost, servers: Ser
             await session.execute(Goto(url=servers.site_url + "/"))
     finally:
         await session.aclose()
-
-
-# The decoy (or an address where nothing of ours listens) as a session's start URL; {p} is the
-# decoy's port. Refused before anything is sent, so the 169.254/10/192.168 ones reach no one.
-START_SPELLINGS = {
-    "dotted": "127.0.0.1:{p}",
-    "localhost": "localhost:{p}",
-    "decimal": "2130706433:{p}",
-    "hex": "0x7f000001:{p}",
-    "octal": "0177.0.0.1:{p}",
-    "short2": "127.1:{p}",
-    "metadata": "169.254.169.254:{p}",
-    "private10": "10.0.0.1:{p}",
-    "private192": "192.168.0.1:{p}",
-}
 
 
 @pytest.mark.parametrize("spelling", START_SPELLINGS)

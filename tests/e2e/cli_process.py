@@ -44,6 +44,19 @@ def interruptible(args: list[str], **popen: Any) -> subprocess.Popen[str]:
     return subprocess.Popen(command, text=True, preexec_fn=_as_from_a_terminal, **popen)
 
 
+def stop_with_sigint(proc: subprocess.Popen[str], what: str, seconds: float = 30) -> str:
+    """Send SIGINT as Ctrl-C would and wait for the child to end; its stderr. A child that
+    does not end in ``seconds`` fails the test, naming both processes' signal masks."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        return proc.communicate(timeout=seconds)[1] or ""
+    except subprocess.TimeoutExpired:
+        state = f"child: {signal_state(proc.pid)}; test: {signal_state()}"
+        proc.kill()
+        proc.communicate()
+    raise AssertionError(f"{what} did not stop on SIGINT within {seconds:g} s ({state})")
+
+
 def signal_state(pid: int | str = "self") -> str:
     """The signal masks of a process (blocked, ignored, caught), for a failure message."""
     try:

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_process import interruptible, last_json, signal_state, webdojo
+from cli_process import interruptible, last_json, stop_with_sigint, webdojo
 
 from webdojo.policies import make_policy
 from webdojo.rollout.run import RunConfig, run_job
@@ -152,14 +152,7 @@ def test_sigint_stops_a_run_whose_requests_hang(tmp_path: Path) -> None:
             deadline = time.monotonic() + 120
             while not (out / "config.json").exists() and time.monotonic() < deadline:
                 time.sleep(0.05)  # config.json is written once the run (and its handler) began
-            proc.send_signal(signal.SIGINT)
-            try:
-                _, err = proc.communicate(timeout=30)
-            except subprocess.TimeoutExpired:
-                state = f"child: {signal_state(proc.pid)}; test: {signal_state()}"
-                proc.kill()
-                proc.communicate()
-                pytest.fail(f"webdojo run did not stop on SIGINT within 30 s ({state})")
+            err = stop_with_sigint(proc, "webdojo run")
             assert proc.returncode == 130, err[-2000:]
         finally:
             os.kill(server.pid, signal.SIGCONT)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +12,7 @@ import pytest
 from envs_data import NQ_SAMPLE, shared
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
-from cli_process import interruptible, last_json, signal_state, webdojo
+from cli_process import interruptible, last_json, stop_with_sigint, webdojo
 
 
 def test_wiki_serve_prints_the_url_and_stops_on_ctrl_c(indexed_zim: Path) -> None:
@@ -29,14 +28,7 @@ def test_wiki_serve_prints_the_url_and_stops_on_ctrl_c(indexed_zim: Path) -> Non
             found = http.get(url + "/search", params={"pattern": "Kilimanjaro"})
         assert "Mount Kilimanjaro" in found.text
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            _, err = proc.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            state = f"child: {signal_state(proc.pid)}; test: {signal_state()}"
-            proc.kill()
-            proc.communicate()
-            pytest.fail(f"wiki serve did not stop on SIGINT within 30 s ({state})")
+        err = stop_with_sigint(proc, "wiki serve")
     assert proc.returncode == 0, err
 
 

@@ -4,16 +4,14 @@ loopback counts every request it gets; refused start URLs must leave it at 0."""
 
 from __future__ import annotations
 
-import http.server
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from start_url_cases import SPELLINGS, Decoy
 from webdojo.browser.options import SessionOptions
 from webdojo.errors import NetworkBlocked
-from webdojo.local_http import LoopbackHTTPServer
 from webdojo.observation import ObservationOptions
 from webdojo.policies.scripted import ScriptedPolicy
 from webdojo.rollout.env_client import InProcessEnv
@@ -26,45 +24,6 @@ from webdojo.tasks.schema import Task
 pytestmark = pytest.mark.browser
 
 SHOT = ObservationOptions()
-# The decoy's address in the spellings an agent's goto is refused in; {p} is its port. The
-# 169.254/10/192.168 ones are refused before anything is sent, so they reach no one either.
-SPELLINGS = {
-    "dotted": "127.0.0.1:{p}",
-    "localhost": "localhost:{p}",
-    "decimal": "2130706433:{p}",
-    "hex": "0x7f000001:{p}",
-    "octal": "0177.0.0.1:{p}",
-    "short2": "127.1:{p}",
-    "metadata": "169.254.169.254:{p}",
-    "private10": "10.0.0.1:{p}",
-    "private192": "192.168.0.1:{p}",
-}
-
-
-class Decoy:
-    """A loopback server that answers anything and remembers every path it was asked for."""
-
-    def __init__(self) -> None:
-        self.seen: list[str] = []
-        lock, seen = threading.Lock(), self.seen
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: object) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                with lock:
-                    seen.append(self.path)
-                body = b"<!doctype html><title>decoy</title>reached"
-                self.send_response(200)
-                self.send_header("Content-Type", "text/html")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.server = LoopbackHTTPServer(Handler).start()
-        self.port = int(self.server.httpd.server_address[1])
-        self.url = self.server.base_url
 
 
 @pytest.fixture(scope="module")

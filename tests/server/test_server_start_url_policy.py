@@ -5,62 +5,22 @@ origin (task sessions open), and an operator's ``--allow-host`` lets their own s
 
 from __future__ import annotations
 
-import http.server
-import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 
 import httpx
 import pytest
 from _pool_fixtures import FAST
 
+from start_url_cases import SPELLINGS, Decoy
 from webdojo.asgi import ThreadServer
 from webdojo.errors import BadStartUrl
-from webdojo.local_http import LoopbackHTTPServer
 from webdojo.observation import ObservationOptions
 from webdojo.rollout.http_env import HttpEnv
 from webdojo.server.child_process import ServerProcess
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
-# The decoy's address in the spellings an agent's goto is refused in; {p} is its port.
-SPELLINGS = {
-    "dotted": "127.0.0.1:{p}",
-    "localhost": "localhost:{p}",
-    "decimal": "2130706433:{p}",
-    "hex": "0x7f000001:{p}",
-    "octal": "0177.0.0.1:{p}",
-    "short2": "127.1:{p}",
-    "metadata": "169.254.169.254:{p}",
-    "private10": "10.0.0.1:{p}",
-    "private192": "192.168.0.1:{p}",
-}
 TASK = "shop.add-runner"  # a built-in task: its start page is on the server's site server
-
-
-class Decoy:
-    """A loopback server that answers anything and remembers every path it was asked for."""
-
-    def __init__(self) -> None:
-        self.seen: list[str] = []
-        lock, seen = threading.Lock(), self.seen
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: object) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                with lock:
-                    seen.append(self.path)
-                body = b"<!doctype html><title>decoy</title>reached"
-                self.send_response(200)
-                self.send_header("Content-Type", "text/html")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.server = LoopbackHTTPServer(Handler).start()
-        self.port = int(self.server.httpd.server_address[1])
-        self.url = self.server.base_url
 
 
 @pytest.fixture(scope="module")
