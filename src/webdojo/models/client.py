@@ -109,6 +109,11 @@ class ModelClient:
     async def ping(self) -> str:
         """Say whether the endpoint answers, in one line (for ``webdojo doctor``). One attempt;
         raises ``ModelError``/``ModelTimeout`` when it cannot be reached."""
+        return (await self.probe())[0]
+
+    async def probe(self) -> tuple[str, list[str] | None]:
+        """``ping``'s line and the models the endpoint lists (None: it has no /models route,
+        so a one-token chat answered instead)."""
         url = self.config.base_url
         try:
             ids = await self.list_models(retries=0)
@@ -117,9 +122,9 @@ class ModelClient:
                 raise
             # Some servers do not implement /models: ask for a single token instead.
             result = await self._one_token_chat()
-            return f"{url}: reachable, model {result.model!r} answered in {result.latency_s:.2f}s"
-        shown = ", ".join(ids[:5]) + (" ..." if len(ids) > 5 else "")
-        return f"{url}: reachable, {len(ids)} model(s): {shown}"
+            line = f"{url}: reachable, model {result.model!r} answered in {result.latency_s:.2f}s"
+            return line, None
+        return f"{url}: reachable, {len(ids)} model(s): {_some(ids)}", ids
 
     async def _one_token_chat(self) -> ChatResult:
         params = self._params(
@@ -185,22 +190,20 @@ async def check_endpoint(config: ModelConfig) -> str:
     (exit 3 in the CLI) when it cannot be reached or does not serve ``config.model``. A dead
     endpoint found here costs nothing; found by the episodes, it would fault every one."""
     async with ModelClient(config) as client:
-        line = await client.ping()
-        if not config.model:
-            return line
-        try:
-            served = await client.list_models(retries=0)
-        except ModelError:  # no /models route (the ping fell back to a chat): nothing to check
-            return line
-        if served and config.model not in served:
-            shown = ", ".join(served[:5]) + (" ..." if len(served) > 5 else "")
-            raise ModelError(
-                f"{config.base_url} does not serve the model {config.model!r} (it serves: "
-                f"{shown}); pass --model with one of those",
-                url=config.base_url,
-                model=config.model,
-            )
+        line, served = await client.probe()
+    if config.model and served and config.model not in served:
+        raise ModelError(
+            f"{config.base_url} does not serve the model {config.model!r} (it serves: "
+            f"{_some(served)}); pass --model with one of those",
+            url=config.base_url,
+            model=config.model,
+        )
     return line
+
+
+def _some(names: list[str]) -> str:
+    """The first few names, for a one-line message."""
+    return ", ".join(names[:5]) + (" ..." if len(names) > 5 else "")
 
 
 def _is_transient(exc: Exception) -> bool:
