@@ -31,7 +31,7 @@ hundred tasks take a fraction of a second.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -136,6 +136,24 @@ def _resampled_shares(p: _Packed, drawn: np.ndarray, rng: np.random.Generator) -
     return out
 
 
+def _resample(
+    n: int,
+    resamples: int,
+    seed: int,
+    statistic: Callable[[np.ndarray, np.random.Generator], np.ndarray],
+) -> np.ndarray:
+    """``resamples`` bootstrap statistics: each row of task draws (``n`` of ``n`` tasks, with
+    replacement) goes to ``statistic`` with the generator for the repeat draws."""
+    task_rng, repeat_rng = _rngs(seed)
+    stats = np.empty(resamples, dtype=np.float64)
+    done = 0
+    for rows in _chunks(resamples, n):
+        drawn = task_rng.integers(0, n, size=(rows, n))
+        stats[done : done + rows] = statistic(drawn, repeat_rng)
+        done += rows
+    return stats
+
+
 def _interval(
     mean: float, stats: np.ndarray, method: str, n_tasks: int, *, degenerate: bool
 ) -> Interval:
@@ -163,13 +181,11 @@ def nested_bootstrap(
         return Interval(None, None, None, method, 0)
     p = _pack(groups)
     n = len(p.sizes)
-    task_rng, repeat_rng = _rngs(seed)
-    stats = np.empty(resamples, dtype=np.float64)
-    done = 0
-    for rows in _chunks(resamples, n):
-        drawn = task_rng.integers(0, n, size=(rows, n))
-        stats[done : done + rows] = _resampled_shares(p, drawn, repeat_rng).mean(axis=1)
-        done += rows
+
+    def statistic(drawn: np.ndarray, repeat_rng: np.random.Generator) -> np.ndarray:
+        return _resampled_shares(p, drawn, repeat_rng).mean(axis=1)
+
+    stats = _resample(n, resamples, seed, statistic)
     degenerate = bool(np.ptp(p.values) == 0)
     return _interval(float(p.means.mean()), stats, method, n, degenerate=degenerate)
 
@@ -191,15 +207,13 @@ def paired_bootstrap(
         return Interval(None, None, None, method, 0)
     pa, pb = _pack(a), _pack(b)
     n = len(pa.sizes)
-    task_rng, repeat_rng = _rngs(seed)
-    stats = np.empty(resamples, dtype=np.float64)
-    done = 0
-    for rows in _chunks(resamples, n):
-        drawn = task_rng.integers(0, n, size=(rows, n))
+
+    def statistic(drawn: np.ndarray, repeat_rng: np.random.Generator) -> np.ndarray:
         shares_a = _resampled_shares(pa, drawn, repeat_rng)
-        shares_b = _resampled_shares(pb, drawn, repeat_rng)
-        stats[done : done + rows] = (shares_b - shares_a).mean(axis=1)
-        done += rows
+        shares_b = _resampled_shares(pb, drawn, repeat_rng)  # the same tasks: the pairing
+        return (shares_b - shares_a).mean(axis=1)
+
+    stats = _resample(n, resamples, seed, statistic)
     differences = pb.means - pa.means
     degenerate = bool(pa.constant.all() and pb.constant.all() and np.ptp(differences) == 0)
     return _interval(float(differences.mean()), stats, method, n, degenerate=degenerate)
