@@ -11,6 +11,7 @@ from rich.console import Console
 from eval import eval_builders as eb
 from store import record_builders as rb
 from webdojo.eval.stats import EvalScores, score, score_run, score_tables
+from webdojo.models.usage import Price
 from webdojo.store.records import to_line
 from webdojo.store.run_store import EPISODES, STEPS
 
@@ -120,7 +121,7 @@ def test_tokens_cost_and_steps() -> None:
         for i in range(30)
     ]
     records = eb.episodes({"a": [True, False]})
-    priced = score(records, steps, price_per_m=(1.0, 2.0))
+    priced = score(records, steps, price=Price(1.0, 2.0))
     assert priced.tokens == {"prompt": 30_000, "completion": 3_000, "total": 33_000}
     assert priced.cost == pytest.approx(0.036)
     assert priced.mean_steps == 3.0

@@ -88,7 +88,6 @@ def run_eval_command(args: EvalArgs, console: Console) -> dict[str, Any]:
         retries=args.retries,
         max_faults=args.max_faults,
         judge=JudgeOptions(model=model_config, price=Price(*args.price)),
-        price=args.price,
         network=args.network,
         server=args.server,
         token=args.token,

@@ -17,11 +17,9 @@ keys) never reach the file.
 from __future__ import annotations
 
 import json
-import os
 import platform
 import subprocess
 import sys
-import tempfile
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from importlib import metadata
@@ -31,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from webdojo.errors import ConfigError
+from webdojo.store.run_store import write_atomic
 
 if TYPE_CHECKING:  # the browser package imports Playwright: only when asked for Chromium
     from webdojo.browser.chromium import BrowserConfig
@@ -196,11 +195,7 @@ def write_manifest(manifest: Manifest, directory: Path) -> Path:
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / FILENAME
-    with tempfile.NamedTemporaryFile(
-        "w", encoding="utf-8", dir=directory, prefix=f".{FILENAME}.", delete=False
-    ) as tmp:
-        tmp.write(manifest.model_dump_json(indent=2) + "\n")
-    os.replace(tmp.name, path)
+    write_atomic(path, manifest.model_dump_json(indent=2) + "\n")
     return path
 
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 from pathlib import Path
 from typing import Any
+
+from webdojo.store.run_store import write_atomic
 
 COLUMNS = (
     "out",
@@ -89,9 +90,7 @@ def record_result(path: Path, row: dict[str, Any]) -> Path:
     writer.writeheader()
     writer.writerows(rows)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(buffer.getvalue(), encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, buffer.getvalue())
     return path
 
 

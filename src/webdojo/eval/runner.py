@@ -31,9 +31,10 @@ from webdojo.judges.base import JudgeOptions
 from webdojo.judges.runner import judge_run
 from webdojo.policies.base import Policy
 from webdojo.rollout.run import RunConfig, run_job
+from webdojo.store.eval_stats import succeeded
 from webdojo.store.records import EpisodeRecord, StepRecord
 from webdojo.store.run_reader import read_run
-from webdojo.store.run_store import write_atomic
+from webdojo.store.run_store import EPISODES, write_atomic
 from webdojo.store.verdicts import read_verdicts
 
 PARTS = "parts"
@@ -54,8 +55,8 @@ class EvalPlan:
     concurrency: int = 4  # episodes in flight
     retries: int = 2  # passes over faulted episodes after the first
     max_faults: float = 0.05  # above this faulted share the eval is invalid
-    judge: JudgeOptions = field(default_factory=JudgeOptions)  # for sets with a judge
-    price: tuple[float | None, float | None] = (None, None)  # USD per 1M prompt, completion
+    # for sets with a judge; its ``price`` (USD per 1M tokens) also prices the policy's tokens
+    judge: JudgeOptions = field(default_factory=JudgeOptions)
     network: NetworkPolicy = field(default_factory=NetworkPolicy)
     server: str | None = None  # run the browsers on a `webdojo serve` server
     token: str | None = field(default=None, repr=False)
@@ -164,10 +165,10 @@ def eval_records(
 def run_dirs(out: Path) -> list[tuple[str, Path]]:
     """(part name, run directory) of every part found under an eval directory; a suite of
     one part keeps its run in the eval directory itself."""
-    found = [(_ONLY_PART, out)] if (out / "episodes.jsonl").is_file() else []
+    found = [(_ONLY_PART, out)] if (out / EPISODES).is_file() else []
     parts = out / PARTS
     if parts.is_dir():
-        found += [(p.name, p) for p in sorted(parts.iterdir()) if (p / "episodes.jsonl").is_file()]
+        found += [(p.name, p) for p in sorted(parts.iterdir()) if (p / EPISODES).is_file()]
     return found
 
 
@@ -180,7 +181,7 @@ def _judged(records: list[EpisodeRecord], root: Path, judge: str) -> list[Episod
         reward = None
         if verdict is not None and verdict.episode == record.episode:
             reward = verdict.reward
-        success = None if reward is None else reward > 0.5
+        success = None if reward is None else succeeded(reward)
         out.append(record.model_copy(update={"reward": reward, "success": success}))
     return out
 
@@ -194,14 +195,12 @@ def judges_of(suite: LoadedSuite) -> dict[str, str]:
 def score_eval(plan: EvalPlan) -> EvalScores:
     """The scores of an eval directory, by the suite's sets."""
     episodes, steps = eval_records(plan.out, judges_of(plan.suite))
-    price_in, price_out = plan.price
-    prices = None if price_in is None and price_out is None else (price_in or 0.0, price_out or 0.0)
     return score(
         episodes,
         steps,
         sources=plan.suite.sources(),
         max_faults=plan.max_faults,
-        price_per_m=prices,
+        price=plan.judge.price,
     )
 
 

@@ -30,6 +30,7 @@ from typing import Any
 from rich.table import Table
 
 from webdojo.eval.bootstrap import RESAMPLES, Interval, nested_bootstrap, round4
+from webdojo.models.usage import Price, Usage
 from webdojo.store.eval_stats import default_ks, group_rewards, pass_at_ks, succeeded
 from webdojo.store.records import EpisodeRecord, StepRecord
 from webdojo.store.run_reader import read_run
@@ -206,11 +207,8 @@ def _tokens(steps: Sequence[StepRecord]) -> dict[str, int]:
     return {"prompt": prompt, "completion": completion, "total": prompt + completion}
 
 
-def _cost(tokens: Mapping[str, int], price_per_m: tuple[float, float] | None) -> float | None:
-    if price_per_m is None:
-        return None
-    per_input, per_output = price_per_m
-    return round((tokens["prompt"] * per_input + tokens["completion"] * per_output) / 1e6, 6)
+def _usage(tokens: Mapping[str, int]) -> Usage:
+    return Usage(prompt_tokens=tokens["prompt"], completion_tokens=tokens["completion"])
 
 
 def score(
@@ -219,14 +217,14 @@ def score(
     *,
     sources: Mapping[str, str] | None = None,
     max_faults: float = MAX_FAULTS,
-    price_per_m: tuple[float, float] | None = None,
+    price: Price | None = None,
     resamples: int = RESAMPLES,
     seed: int = 0,
 ) -> EvalScores:
     """The scores of one eval (see the module docstring). ``episodes``: the latest record of
     each episode key; ``steps``: the steps of those episodes; ``sources``: task id -> source
-    name (tasks not in it: "unknown"); ``price_per_m``: USD per million (input, output)
-    tokens."""
+    name (tasks not in it: "unknown"); ``price``: USD per million prompt and completion
+    tokens (no price: no cost)."""
     tasks = task_scores(episodes, sources)
     groups = outcomes(episodes)
 
@@ -254,7 +252,7 @@ def score(
         invalid_reasons=reasons,
         mean_steps=fmean(e.steps for e in scored) if scored else None,
         tokens=tokens,
-        cost=_cost(tokens, price_per_m),
+        cost=None if price is None else price.cost(_usage(tokens)),
         wall_s=sum(e.wall_s for e in episodes),
         parse=parse_stats(steps),
     )
