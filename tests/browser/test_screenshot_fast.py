@@ -1,5 +1,5 @@
 """The CDP screenshot path (browser/screenshot.py) gives Playwright's bytes: carets hidden,
-animations finished, infinite ones paused for the capture and playing again after it; pages
+animations finished (jQuery's too), infinite ones paused for the capture and playing again after it; pages
 with child frames or broken scripts fall back to Playwright's screenshot."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from PIL import Image
 
 from webdojo.browser import BrowserHost, BrowserSession, SessionOptions
 from webdojo.browser.screenshot import playwright_kwargs, viewport_screenshot
-from webdojo.errors import PageCrashed
+from webdojo.envs.miniwob import html_dir
+from webdojo.errors import MissingDependency, PageCrashed
 from webdojo.observation import ImageFormat, ObservationOptions
 
 pytestmark = pytest.mark.browser
@@ -64,6 +65,23 @@ async def test_a_running_transition_is_captured_at_its_end(session: BrowserSessi
     await _show(session, PAGES["transition"])
     shot = Image.open(io.BytesIO(await viewport_screenshot(session._tabs.current, PNG, 10)))
     assert shot.convert("RGB").getpixel((550, 30)) == (0, 0, 200)  # 600 px wide, not 100
+
+
+async def test_a_running_jquery_animation_is_captured_at_its_end(session: BrowserSession) -> None:
+    """jQuery animates on timers, which getAnimations() does not list (MiniWoB's accordions):
+    the capture finishes them too, and their completion callbacks run."""
+    try:
+        jquery = html_dir() / "core" / "jquery-ui" / "external" / "jquery" / "jquery.js"
+    except MissingDependency:
+        pytest.skip("MiniWoB++ (which ships jQuery) is not installed")
+    grow = (
+        "<div id=g style='width: 100px; height: 60px; background: rgb(0, 0, 200)'></div><script>"
+        "$('#g').animate({width: 600}, 5000, 'linear', () => { window.done = true })</script>"
+    )
+    await _show(session, f"<script>{jquery.read_text(encoding='utf-8')}</script>{grow}")
+    shot = Image.open(io.BytesIO(await viewport_screenshot(session._tabs.current, PNG, 10)))
+    assert shot.convert("RGB").getpixel((550, 30)) == (0, 0, 200)  # 600 px wide, not 100
+    assert await session._tabs.current.page.evaluate("window.done === true")
 
 
 async def test_infinite_animations_play_again_after_the_capture(session: BrowserSession) -> None:

@@ -97,14 +97,15 @@ def test_import_of_the_iana_crawl(tmp_path: Path) -> None:
     assert meta["webdojo_archive"] == 1 and meta["exchanges"] == 171
 
 
-def test_a_policy_records_a_task_file_and_run_replays_it(tmp_path: Path) -> None:
+def test_a_policy_records_a_task_file_and_run_and_eval_replay_it(tmp_path: Path) -> None:
     tasks = tmp_path / "tasks.jsonl"
     task = {
-        "schema_version": 2, "id": "volatile.search", "instruction": "Open the hats search.",
+        "schema_version": 2, "id": "volatile.search",
+        "instruction": "Search for hats and name the first result.",
         "website": "http://www.volatile.test/", "start_url": "http://www.volatile.test/",
-        "source": "test",
+        "source": "test", "reference_answers": [{"type": "golden", "answer": "201 Wool Beanie"}],
         "solution": [{"type": "click", "target": {"role": "link", "name": "Search hats"}},
-                     {"type": "stop"}],
+                     {"type": "stop", "answer": "201 Wool Beanie"}],
     }  # fmt: skip
     tasks.write_text(json.dumps(task) + "\n")
     archive = tmp_path / "archive"
@@ -122,3 +123,15 @@ def test_a_policy_records_a_task_file_and_run_replays_it(tmp_path: Path) -> None
     episode = json.loads((out / "episodes.jsonl").read_text().splitlines()[0])
     assert episode["final_url"] == "http://www.volatile.test/search?q=hats&page=1"
     assert "201 Wool Beanie" in episode["final_state"]["text"]
+    # the same task file as an eval suite's set: replayed from the archive, judged by its answer
+    suite = tmp_path / "suite.yaml"
+    suite.write_text("name: replayed\nsets:\n"
+                     "  - {name: volatile, tasks: tasks.jsonl, archive: archive, judge: exact}\n")  # fmt: skip
+    result = last_json(webdojo("eval", "--suite", suite, "--policy", "scripted", "--out",
+                               tmp_path / "eval", "--json"))  # fmt: skip
+    assert result["episodes"] == result["scored"] == 1 and result["faults"] == 0
+    assert result["success"] == 1.0 and result["by_task"] == {"volatile.search": 1.0}
+    manifest = json.loads((tmp_path / "eval" / "manifest.json").read_text())
+    assert manifest["judges"] == {"volatile": "exact"}
+    episode = json.loads((tmp_path / "eval" / "episodes.jsonl").read_text().splitlines()[0])
+    assert episode["final_url"] == "http://www.volatile.test/search?q=hats&page=1"

@@ -1,5 +1,5 @@
 """A suite file that mixes sets which run differently: QA on an offline wiki (a ZIM served for
-that set only) and built-in tasks scored by a judge instead of their verifiers. Each runs as
+that set only; our task format and FlashRAG's; judged by exact match) and built-in tasks scored by a judge instead of their verifiers. Each runs as
 its own part; the eval scores them together, by set."""
 
 from __future__ import annotations
@@ -24,17 +24,23 @@ def test_a_wiki_set_and_a_judged_set_in_one_suite(indexed_zim: Path, tmp_path: P
                 solution("Kilimanjaro", "Mount Kilimanjaro", "Kilimanjaro")),
     ]  # fmt: skip
     (tmp_path / "qa.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    # a question in FlashRAG's format (no solution: the scripted policy answers nothing)
+    flash = {"id": "nq1", "question": "Who wrote Hamlet?", "golden_answers": ["Shakespeare"]}
+    (tmp_path / "flash.jsonl").write_text(json.dumps(flash) + "\n")
     suite = tmp_path / "mixed.yaml"
     suite.write_text(
         "name: mixed\nsets:\n"
-        f"  - {{name: qa, tasks: qa.jsonl, wiki: {indexed_zim}}}\n"
+        f"  - {{name: qa, tasks: 'qa.jsonl,flash.jsonl', wiki: {indexed_zim}, judge: exact}}\n"
         "  - {name: login, tasks: 'builtin:login', judge: programmatic}\n"
     )
     out = tmp_path / "eval"
     result = last_json(webdojo("eval", "--suite", suite, "--policy", "scripted", "--out", out,
                                "--json"))  # fmt: skip
-    assert result["episodes"] == result["scored"] == 13 and result["success"] == 1.0
-    assert {k: v["tasks"] for k, v in result["by_source"].items()} == {"qa": 2, "login": 11}
+    assert result["episodes"] == result["scored"] == 14 and result["faults"] == 0
+    assert result["by_task"]["flashrag:nq1"] == 0.0  # read as QA again to be judged: no answer
+    assert result["success"] == round(13 / 14, 4)
+    assert {k: v["tasks"] for k, v in result["by_source"].items()} == {"qa": 3, "login": 11}
+    assert len(read_verdicts(out / "parts" / "qa", "exact")) == 3
     assert (out / "parts" / "qa" / "episodes.jsonl").is_file()
     verdicts = read_verdicts(out / "parts" / "login", "programmatic")
     assert len(verdicts) == 11 and {v.reward for v in verdicts.values()} == {1.0}

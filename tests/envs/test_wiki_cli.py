@@ -72,6 +72,33 @@ def test_run_with_wiki_reads_our_tasks_and_flashrag(indexed_zim: Path, tmp_path:
     assert agreement["episodes"] == 2 == agreement["agree"] and agreement["disagree"] == []
 
 
+@pytest.mark.browser
+def test_a_server_serves_the_wiki_and_runs_qa_tasks_by_id(
+    indexed_zim: Path, tmp_path: Path
+) -> None:
+    """`webdojo serve --tasks QA --wiki ZIM` starts its sessions on its own wiki (its origin
+    allowed, nothing else on loopback); `webdojo run --server URL --wiki ZIM` runs them."""
+    from webdojo.server.child_process import ServerProcess
+
+    tasks = tmp_path / "qa.jsonl"
+    steps = [
+        {"type": "type", "target": {"html_id": "kiwixsearchbox"}, "text": "Kilimanjaro",
+         "enter": True},
+        {"type": "click", "target": {"role": "link", "name": "Mount Kilimanjaro"}},
+        {"type": "stop", "answer": "Kilimanjaro"},
+    ]  # fmt: skip
+    row = {"id": "kili", "instruction": "What is the highest mountain in Africa?",
+           "solution": steps, "reference_answers": [{"type": "golden", "answer": "Kilimanjaro"}]}  # fmt: skip
+    tasks.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    with ServerProcess(["--tasks", str(tasks), "--wiki", str(indexed_zim)]) as server:
+        summary = last_json(webdojo("run", "--server", server.url, "--tasks", tasks, "--wiki",
+                                    indexed_zim, "--policy", "scripted", "--out",
+                                    tmp_path / "run", "--json"))  # fmt: skip
+    assert summary["episodes"] == 1 and summary["success_rate"] == 1.0, summary
+    episode = json.loads((tmp_path / "run" / "episodes.jsonl").read_text().splitlines()[0])
+    assert "Kilimanjaro" in episode["final_url"] and episode["fault"] is None
+
+
 def test_run_with_a_missing_zim_says_so(tmp_path: Path) -> None:
     proc = webdojo("run", "--tasks", shared(NQ_SAMPLE), "--wiki", tmp_path / "absent.zim",
                    "--out", tmp_path / "run")  # fmt: skip

@@ -150,9 +150,6 @@ def test_the_f1_threshold_is_checked() -> None:
 @pytest.mark.parametrize(
     ("answer", "golden", "possible", "why"),
     [
-        (None, ("Paris",), (), "the agent gave no final answer"),
-        ("   ", ("Paris",), (), "the agent gave no final answer"),
-        ("<answer> </answer>", ("Paris",), (), "empty once unwrapped"),
         ("Paris", (), (), "has no golden reference answer"),
         ("Paris", (), ("Paris",), "1 'possible' answer(s)"),
     ],
@@ -171,6 +168,27 @@ async def test_what_cannot_be_scored_is_an_infra_error_that_names_it(
     assert verdict.error is not None and verdict.error.code == "trajectory_incomplete"
     assert why in verdict.error.message
     assert all(c.kind == "input" and c.passed is False for c in verdict.criteria)
+
+
+@pytest.mark.parametrize("judge", [ExactJudge(), F1Judge()])
+@pytest.mark.parametrize(
+    ("answer", "why"),
+    [
+        (None, "the agent gave no final answer"),
+        ("   ", "the agent gave no final answer"),
+        ("<answer> </answer>", "empty once unwrapped"),
+    ],
+)
+async def test_an_attempt_without_an_answer_is_the_agents_failure(
+    tmp_path: Path, judge: ExactJudge, answer: str | None, why: str
+) -> None:
+    """Not missing input: the agent stopped without answering (a faulted episode never gets
+    here), so an eval counts it as a failure instead of excusing it as a fault."""
+    t = write_episode(tmp_path, qa_task("Paris"), PAGES, answer=answer)
+    verdict = await judge.judge(t)
+    assert (verdict.label, verdict.reward, verdict.error) == ("failure", 0.0, None)
+    assert [(c.name, c.passed) for c in verdict.criteria] == [("answered", False)]
+    assert why in verdict.criteria[0].reason
 
 
 async def test_a_task_gone_from_the_task_set_is_named(tmp_path: Path) -> None:
@@ -192,11 +210,11 @@ async def test_specs_build_the_judges_and_the_runner_writes_their_verdicts(
     report = await judge_run(run, "f1", JudgeOptions())
     summary = report.to_json()
     assert summary["judged"] == 3 and summary["model_calls"] == 0
-    assert summary["labels"]["success"] == 2 and summary["labels"]["infra_error"] == 1
+    assert summary["labels"]["success"] == 2 and summary["labels"]["failure"] == 1
     rewards = {v.task_id: v.reward for v in read_verdicts(run, "f1").values()}
-    # "Paris, France" -> [paris, france] vs [paris]: P = 1/2, R = 1 -> 2/3
-    assert rewards == {"qa.a": 1.0, "qa.b": pytest.approx(2 / 3), "qa.c": None}
-    assert summary["reward_mean"] == pytest.approx(round((1 + 2 / 3) / 2, 4))
+    # "Paris, France" -> [paris, france] vs [paris]: P = 1/2, R = 1 -> 2/3; no answer -> 0
+    assert rewards == {"qa.a": 1.0, "qa.b": pytest.approx(2 / 3), "qa.c": 0.0}
+    assert summary["reward_mean"] == pytest.approx(round((1 + 2 / 3) / 3, 4))
 
 
 async def test_real_natural_questions_with_several_golden_answers(tmp_path: Path) -> None:

@@ -35,6 +35,10 @@ LAUNCH_ARGS: tuple[str, ...] = (
     "--disable-sync",
     "--no-first-run",
     "--disable-smooth-scrolling",
+    # Re-raster a changed tile whole: with partial raster, the anti-aliased edges at the border
+    # of a repainted rectangle came out a shade apart from run to run, so identical episodes
+    # gave different screenshot bytes (docs/evaluation.md, "Determinism").
+    "--disable-partial-raster",
     # The network policy is a SOCKS proxy, which carries TCP only: no QUIC, and WebRTC may not
     # send UDP around the proxy.
     "--disable-quic",

@@ -6,8 +6,10 @@ metrics, then captures. On a 2-core machine that was about a quarter of the CPU 
 and screenshot (renderer, browser and driver together). In a page without child frames this
 module does the same with one evaluate (shot.js), ``Page.captureScreenshot``, and a second
 evaluate only when infinite animations were paused for the capture. The bytes are the same
-as Playwright's (tests/browser/test_screenshot_fast.py compares them). A page with child
-frames, or one whose scripts broke the evaluate, gets Playwright's screenshot.
+as Playwright's (tests/browser/test_screenshot_fast.py compares them), except that jQuery's
+timer-driven animations are finished as well: captured mid-way, they made two runs of the
+same episode differ. A page with child frames, or one whose scripts broke the evaluate, gets
+Playwright's screenshot.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 // Readies a document for a screenshot taken with CDP Page.captureScreenshot, as Playwright's
-// page.screenshot({animations: "disabled"}) does, in one evaluate instead of three per frame.
+// page.screenshot({animations: "disabled"}) does, in one evaluate instead of three per frame,
+// and finishes jQuery's animations too.
 // Evaluated as an expression: (op) => result. Used only in a page without child frames.
 (op) => {
   const KEY = Symbol.for("webdojo.shot");
@@ -33,6 +34,12 @@
       if (Number.isFinite(a.effect.getComputedTiming().endTime)) a.finish();
       else { a.cancel(); st.resume.push(a); }
     } catch (e) {}
+  }
+  // jQuery animates on timers, out of getAnimations()' reach (MiniWoB's accordions and menus):
+  // those jump to their end as well, or the capture shows whatever frame the clock reached.
+  const jq = window.jQuery;
+  if (jq && jq.timers && jq.timers.length && jq.fn && jq.fn.finish) {
+    try { jq(jq.timers.map((t) => t.elem)).finish(); } catch (e) {}
   }
   return document.fonts.ready.then(() => st.resume.length);
 }

@@ -97,6 +97,9 @@ SERVE_HELP = {
     "max_worker_sessions": "replace a worker (--workers N or --ray) after it has created this "
     "many sessions; its own sessions finish on it first. Bounds a long run's memory. Default: "
     f"{DEFAULT_MAX_WORKER_SESSIONS} with workers; 0 = never",
+    "wiki": "serve this ZIM file (an offline Wikipedia) beside the sessions: --tasks are QA tasks "
+    "in any format `webdojo tasks import` reads, each starting at its search page; clients run "
+    "them with `webdojo run --server URL --wiki ZIM`",
 }
 
 
@@ -247,6 +250,7 @@ def serve(
     max_worker_sessions: Annotated[
         int | None, typer.Option(help=SERVE_HELP["max_worker_sessions"], show_default=False)
     ] = None,
+    wiki: Annotated[Path | None, typer.Option(help=SERVE_HELP["wiki"])] = None,
 ) -> None:
     """Serve browser sessions over HTTP (OpenAPI at /openapi.json, metrics at /metrics)."""
     from webdojo.server.serve import serve as run_server
@@ -271,6 +275,7 @@ def serve(
             max_download_mb=max_download_mb,
             max_downloads=max_downloads,
             max_worker_sessions=max_worker_sessions,
+            wiki=None if wiki is None else str(wiki),
         )
     except WebdojoError as exc:
         raise _fail(exc) from exc

@@ -28,8 +28,8 @@ from webdojo.eval.runner import (
     Hooks,
     eval_json,
     eval_records,
-    judges_of,
     part_dir,
+    part_judges,
     run_eval,
     save_scores,
 )
@@ -129,7 +129,7 @@ def _manifest(
         repeats=suite.suite.repeats if args.repeats is None else args.repeats,
         chromium_version=version,
         chromium_flags=flags,
-        judges=judges_of(suite),
+        judges=part_judges(suite),
     )
 
 

@@ -148,13 +148,14 @@ def eval_records(
 ) -> tuple[list[EpisodeRecord], list[StepRecord]]:
     """The scored records of an eval directory (or of a plain run directory): each part's
     latest episodes, with the rewards of a part in ``judges`` (part name -> judge spec, as
-    the manifest keeps them) taken from that judge's verdicts."""
+    the manifest keeps them; a suite of one part has at most one) taken from that judge's
+    verdicts."""
     episodes: list[EpisodeRecord] = []
     steps: list[StepRecord] = []
     for name, root in run_dirs(out):
         run = read_run(root)
         records = list(run.episodes.values())
-        judge = (judges or {}).get(name)
+        judge = _judge_of(judges or {}, name)
         if judge is not None:
             records = _judged(records, root, judge)
         episodes += records
@@ -172,6 +173,12 @@ def run_dirs(out: Path) -> list[tuple[str, Path]]:
     return found
 
 
+def _judge_of(judges: Mapping[str, str], name: str) -> str | None:
+    if name == _ONLY_PART:  # the eval directory's own run: a suite of one part
+        return next(iter(judges.values()), None)
+    return judges.get(name)
+
+
 def _judged(records: list[EpisodeRecord], root: Path, judge: str) -> list[EpisodeRecord]:
     """The records with the judge's reward; an attempt it has not judged is unscored."""
     verdicts = read_verdicts(root, judge)
@@ -186,15 +193,14 @@ def _judged(records: list[EpisodeRecord], root: Path, judge: str) -> list[Episod
     return out
 
 
-def judges_of(suite: LoadedSuite) -> dict[str, str]:
-    """Part name (as ``run_dirs`` names it) -> the judge that scores it, for judged parts."""
-    one = len(suite.parts) == 1
-    return {_ONLY_PART if one else p.name: p.judge for p in suite.parts if p.judge is not None}
+def part_judges(suite: LoadedSuite) -> dict[str, str]:
+    """Part name -> the judge that scores it, for judged parts."""
+    return {p.name: p.judge for p in suite.parts if p.judge is not None}
 
 
 def score_eval(plan: EvalPlan) -> EvalScores:
     """The scores of an eval directory, by the suite's sets."""
-    episodes, steps = eval_records(plan.out, judges_of(plan.suite))
+    episodes, steps = eval_records(plan.out, part_judges(plan.suite))
     return score(
         episodes,
         steps,

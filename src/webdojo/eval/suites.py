@@ -16,14 +16,14 @@ A suite is a YAML file::
         judge: exact                   # a `webdojo judge` spec; default: the tasks' verifiers
       - name: shop-replayed
         tasks: shop_tasks.jsonl
-        archive: shop.warc.gz          # replay every page from this record/replay archive
+        archive: shop-archive          # replay every page from this archive (a directory)
 
 A ``.jsonl`` or ``.json`` task file given as ``--suite`` is a suite of one set, named after the
 file. Shipped suites live next to this module (``suites/<name>.yaml``): ``core`` (the default)
 and ``builtin``.
 
 The suite's hash covers what decides its scores: its settings, every task (as JSON), every
-file of the sites it serves, and the bytes of its archives and ZIM files. Two evals whose
+file of the sites it serves, the traffic, settings and rules of its archives, and its ZIM files. Two evals whose
 hashes agree ran the same tasks on the same pages; a changed page changes the hash.
 
 Sets that run the same way (same archive, ZIM and judge) run together as one ``Part``: one run
@@ -43,6 +43,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from webdojo.cache import archive as cache_archive
 from webdojo.errors import SuiteError, WebdojoError
 from webdojo.tasks.loader import TaskSet, load_spec
 from webdojo.tasks.qa_tasks import load_qa_tasks
@@ -226,9 +227,13 @@ def _part(members: list[tuple[SuiteSet, str]], origin: str) -> Part:
 
 
 def _load_tasks(entry: SuiteSet, origin: str) -> TaskSet:
-    for label, value in (("archive", entry.archive), ("wiki", entry.wiki)):
-        if value is not None and not Path(value).is_file():
-            raise SuiteError(f"{origin}: set {entry.name!r}: no {label} file {value}")
+    if entry.archive is not None and not (Path(entry.archive) / cache_archive.META).is_file():
+        raise SuiteError(
+            f"{origin}: set {entry.name!r}: {entry.archive} is not an archive (no "
+            f"{cache_archive.META}; make one with `webdojo cache record` or `webdojo cache import`)"
+        )
+    if entry.wiki is not None and not Path(entry.wiki).is_file():
+        raise SuiteError(f"{origin}: set {entry.name!r}: no wiki file {entry.wiki}")
     try:
         return load_qa_tasks(entry.tasks) if entry.wiki else load_spec(entry.tasks)
     except WebdojoError as exc:
@@ -251,9 +256,13 @@ def suite_hash(suite: Suite, parts: Iterable[Part]) -> str:
             _feed(digest, f"site:{name}", site.inject.encode())
             for file in sorted(p for p in site.path.rglob("*") if p.is_file()):
                 _feed_file(digest, f"site:{name}:{file.relative_to(site.path).as_posix()}", file)
-        for label, data in (("archive", part.archive), ("wiki", part.wiki)):
-            if data is not None:
-                _feed_file(digest, label, Path(data))
+        if part.archive is not None:
+            # what replay serves and how (not the index, rebuilt at will, nor replay stats)
+            for name in (cache_archive.META, cache_archive.WARC, cache_archive.RULES):
+                if (path := Path(part.archive) / name).is_file():
+                    _feed_file(digest, f"archive:{name}", path)
+        if part.wiki is not None:
+            _feed_file(digest, "wiki", Path(part.wiki))
     return "sha256:" + digest.hexdigest()
 
 

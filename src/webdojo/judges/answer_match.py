@@ -13,8 +13,10 @@ compare with published QA results:
 
 The golden answers are the task's ``reference_answers`` of type ``golden``. ``possible`` answers
 (WebVoyager's: one acceptable answer among others, on content that may have changed) are not
-matched. A task without a golden answer, or an attempt without an answer, gets an
-``infra_error`` verdict naming what is missing, never a silent 0.
+matched. A task without a golden answer gets an ``infra_error`` verdict naming what is
+missing, never a silent 0. An attempt without an answer (the agent stopped without one, or ran
+out of steps) is the agent's failure: reward 0, and the verdict says so. (A faulted episode
+never reaches the judge: ``judges.runner`` gives it an ``infra_error`` verdict.)
 
 The stored answer is the ``stop`` action's text. A policy may still have wrapped it: the last
 ``<answer>...</answer>`` block, then a leading ``Answer:`` / ``Final answer:`` label (optionally
@@ -99,7 +101,7 @@ def golden_answers(task: Task | None) -> list[str]:
 
 def answer_problems(trajectory: Trajectory) -> list[str]:
     """What keeps an answer judge from scoring this attempt (empty: nothing)."""
-    problems = trajectory.missing(answer=True)
+    problems = trajectory.missing()
     task = trajectory.task
     if task is not None and not golden_answers(task):
         possible = sum(ref.type == "possible" for ref in task.reference_answers)
@@ -108,8 +110,6 @@ def answer_problems(trajectory: Trajectory) -> list[str]:
             + (f" ({possible} 'possible' answer(s), which answer judges do not match)"
                if possible else "")
         )  # fmt: skip
-    if not problems and not unwrap_answer(trajectory.answer or ""):
-        problems.append(f"the agent's answer is empty once unwrapped: {trajectory.answer!r}")
     return problems
 
 
@@ -133,9 +133,22 @@ class _AnswerJudge(Judge):
             return missing_input(self.name, trajectory, problems)
         raw = trajectory.answer or ""
         answer = unwrap_answer(raw)
+        if not answer:
+            return self.unanswered(trajectory, raw, started)
         notes = [f"answer unwrapped from {raw!r}"] if answer != raw.strip() else []
         found = matches(answer, golden_answers(trajectory.task))
         return self.score(trajectory, answer, found, started, notes)
+
+    def unanswered(self, trajectory: Trajectory, raw: str, started: float) -> Verdict:
+        """The agent's failure: it gave no answer, or one that is empty once unwrapped."""
+        reason = "the agent gave no final answer"
+        if raw.strip():
+            reason = f"the agent's answer is empty once unwrapped: {raw!r}"
+        criterion = Criterion(
+            name="answered", kind="answer", passed=False, reason=reason,
+            evidence=answer_step(trajectory),
+        )  # fmt: skip
+        return make_verdict(self.name, trajectory, "failure", [criterion], started=started)
 
     @abstractmethod
     def score(

@@ -55,6 +55,7 @@ from webdojo.store.verdicts import (
 )
 from webdojo.tasks.blocklist import block_website
 from webdojo.tasks.loader import load_spec
+from webdojo.tasks.qa_tasks import load_qa_tasks
 from webdojo.tasks.schema import Task
 
 OnVerdict = Callable[[Verdict], None]
@@ -161,10 +162,13 @@ async def judge_run(
 
 
 def _task_set(run_dir: Path, tasks: str | None) -> dict[str, Task]:
-    spec = tasks or (read_config(run_dir) or {}).get("tasks")
+    config = read_config(run_dir) or {}
+    spec = tasks or config.get("tasks")
     if not isinstance(spec, str) or not spec:
         raise ConfigError(f"{run_dir / CONFIG} names no task set: pass --tasks")
-    return {task.id: task for task in load_spec(spec).tasks}
+    # a run on the wiki read its tasks as QA tasks: any format `tasks import` reads
+    loaded = load_qa_tasks(spec) if config.get("wiki") else load_spec(spec)
+    return {task.id: task for task in loaded.tasks}
 
 
 def _judged(trajectory: Trajectory, verdicts: dict[str, Verdict]) -> bool:

@@ -61,9 +61,10 @@ class Trajectory:
     def image_format(self, shot: Shot) -> str:
         return Path(shot.path).suffix.lstrip(".") or "jpeg"
 
-    def missing(self, *, screenshots: bool = False, answer: bool = False) -> list[str]:
-        """What this trajectory lacks for a judge that needs ``screenshots`` / an ``answer``:
-        one line per problem, empty when it is complete."""
+    def missing(self, *, screenshots: bool = False) -> list[str]:
+        """What this trajectory lacks for a judge (one that needs ``screenshots``, say): one
+        line per problem, empty when it is complete. (A missing answer is the agent's
+        failure, not missing input.)"""
         problems: list[str] = []
         if self.task is None:
             problems.append(f"task {self.record.task_id!r} is not in the run's task set")
@@ -75,8 +76,6 @@ class Trajectory:
             gone = [s.path for s in self.shots if not (self.run / s.path).is_file()]
             if gone:
                 problems.append(f"{len(gone)} screenshot file(s) missing, e.g. {gone[0]}")
-        if answer and not (self.answer or "").strip():
-            problems.append("the agent gave no final answer")
         return problems
 
 

@@ -96,7 +96,9 @@ async def run_job(
     with contextlib.ExitStack() as stack:
         store = stack.enter_context(RunStore(root))
         store.write_config(_config_record(config))
-        if config.wiki:  # QA on an offline Wikipedia: every episode starts at its search page
+        # QA on an offline Wikipedia: every episode starts at its search page. A server
+        # serves its own (`webdojo serve --wiki`) and starts its sessions there.
+        if config.wiki and not config.server:
             wiki = stack.enter_context(WikiServer(config.wiki, backend=config.wiki_backend))
             task_set = on_wiki(task_set, wiki.search_url)
             session = session.allowing(wiki.url)  # the env's own server: allowed by its origin

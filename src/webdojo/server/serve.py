@@ -12,19 +12,24 @@ installed (``asgi.fast_io``): they take about a millisecond of CPU off every req
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import ipaddress
 import secrets
+from pathlib import Path
 from typing import Any
 
 from webdojo.asgi import bind_tcp, fast_io, make_server, run_blocking, url_of
 from webdojo.browser.netpolicy import NetworkPolicy
 from webdojo.browser.options import SessionOptions
+from webdojo.envs.wiki_server import WikiServer
+from webdojo.envs.zim import check_zim_file
 from webdojo.errors import ConfigError
 from webdojo.server.api.app import ServerSettings, create_app
 from webdojo.server.pool.base import Pool
 from webdojo.server.worker.config import WorkerConfig
-from webdojo.tasks.loader import load_spec
+from webdojo.tasks.loader import TaskSet, load_spec
+from webdojo.tasks.qa_tasks import load_qa_tasks, on_wiki
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8700
@@ -97,36 +102,67 @@ def serve(
     max_download_mb: float = 50.0,
     max_downloads: int = 20,
     max_worker_sessions: int | None = None,
+    wiki: str | None = None,
 ) -> None:
     """Serve until interrupted (Ctrl-C / SIGTERM close every session and the pool).
     ``spare_browser``: each worker keeps a browser launched ahead (``WorkerConfig``).
     ``max_worker_sessions``: each worker is replaced after that many sessions (0: never;
-    None: the pool's default, ``DEFAULT_MAX_WORKER_SESSIONS``)."""
+    None: the pool's default, ``DEFAULT_MAX_WORKER_SESSIONS``). ``wiki``: see
+    ``served_tasks``."""
     check_exposure(host, token)
-    task_set = load_spec(tasks)
-    settings = ServerSettings(
-        max_sessions=max_sessions,
-        idle_ttl_s=idle_ttl_s,
-        token=token,
-        session=SessionOptions(
+    with contextlib.ExitStack() as stack:  # the wiki's server, if any, until we stop
+        task_set, own_origins = served_tasks(tasks, wiki, stack)
+        session = SessionOptions(
             action_timeout_s=action_timeout_s,
             navigation_timeout_s=navigation_timeout_s,
             archive=archive,  # every session replays it: no request reaches the network
             network=network or NetworkPolicy(),
             max_download_mb=max_download_mb,  # per session, in its own temp directory
             max_downloads=max_downloads,
-        ),
-    )
-    pool_options = dict(pool_options or {})
+        )
+        settings = ServerSettings(
+            max_sessions=max_sessions,
+            idle_ttl_s=idle_ttl_s,
+            token=token,
+            session=session.allowing(*own_origins),
+        )
+        options = _pool_options(
+            pool_options, workers, ray_address, spare_browser, max_worker_sessions
+        )
+        pool = build_pool(workers, ray_address, **options)
+        app = create_app(pool, task_set, settings)
+        sock = bind_tcp(host, port)
+        print(f"listening on {url_of(sock)}", flush=True)
+        run_blocking(make_server(app, log_level, **fast_io()), sock)
+
+
+def _pool_options(
+    given: dict[str, Any] | None,
+    workers: int,
+    ray_address: str | None,
+    spare_browser: bool,
+    max_worker_sessions: int | None,
+) -> dict[str, Any]:
+    options = dict(given or {})
     if max_worker_sessions is not None:
-        pool_options["max_worker_sessions"] = checked_retirement(
+        options["max_worker_sessions"] = checked_retirement(
             max_worker_sessions, workers, ray_address
         )
     if spare_browser and workers > 0:  # the in-process pool (0) has no worker to configure
-        worker = pool_options.get("worker") or WorkerConfig()
-        pool_options["worker"] = dataclasses.replace(worker, spare_browser=True)
-    pool = build_pool(workers, ray_address, **pool_options)
-    app = create_app(pool, task_set, settings)
-    sock = bind_tcp(host, port)
-    print(f"listening on {url_of(sock)}", flush=True)
-    run_blocking(make_server(app, log_level, **fast_io()), sock)
+        worker = options.get("worker") or WorkerConfig()
+        options["worker"] = dataclasses.replace(worker, spare_browser=True)
+    return options
+
+
+def served_tasks(
+    tasks: str, wiki: str | None, stack: contextlib.ExitStack
+) -> tuple[TaskSet, tuple[str, ...]]:
+    """The tasks the server runs and the origins of the env's own servers besides its site
+    server. With a ``wiki`` ZIM (served here until ``stack`` closes): QA tasks in any format
+    ``webdojo tasks import`` reads, each starting at the wiki's search page, as in
+    ``webdojo run --wiki``; a client runs them by id with ``run --server URL --wiki``."""
+    if wiki is None:
+        return load_spec(tasks), ()
+    task_set = load_qa_tasks(tasks)
+    server = stack.enter_context(WikiServer(check_zim_file(Path(wiki))))
+    return on_wiki(task_set, server.search_url), (server.url,)
