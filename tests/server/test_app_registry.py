@@ -15,7 +15,8 @@ from webdojo.errors import (
 from webdojo.observation import Observation, ObservationOptions
 from webdojo.server.api.protocol import StepInfo, StepResponse
 from webdojo.server.api.registry import Registry, SessionRecord, SessionState
-from webdojo.tasks.episode_rules import EndReason, episode_end
+from webdojo.tasks.episode_core import EpisodeCore
+from webdojo.tasks.episode_rules import EndReason
 
 
 class Clock:
@@ -35,7 +36,10 @@ def _response(index: int, done: bool = False) -> StepResponse:
 
 def _record(session_id: str = "s1", max_steps: int | None = None) -> SessionRecord:
     return SessionRecord(
-        id=session_id, worker="w", observation=ObservationOptions(), max_steps=max_steps
+        id=session_id,
+        worker="w",
+        observation=ObservationOptions(),
+        core=EpisodeCore(None, max_steps=max_steps),
     )
 
 
@@ -63,17 +67,13 @@ def test_done_sessions_replay_but_never_step_again() -> None:
         record.replay(1)
 
 
-def test_step_cap_is_the_shared_episode_rule() -> None:
-    # the registry keeps the cap; whether a step reached it is episode_rules' to say
-    cap = _record(max_steps=3).max_steps
-    ends = [
-        episode_end(max_steps=cap, steps_taken=i + 1, action=None, error=None) for i in range(3)
-    ]
-    assert ends == [None, None, EndReason.STEP_CAP]
-    assert (
-        episode_end(max_steps=_record().max_steps, steps_taken=10_000, action=None, error=None)
-        is None
-    )
+def test_step_cap_is_the_episode_cores() -> None:
+    # the record holds the episode's core; whether a step reached the cap is the core's to say
+    obs = _response(0).observation
+    capped = _record(max_steps=3).core
+    assert [capped.stepped(None, None, obs) for _ in range(3)] == [None, None, EndReason.STEP_CAP]
+    uncapped = _record().core  # a session opened at a URL: no cap
+    assert all(uncapped.stepped(None, None, obs) is None for _ in range(1_000))
 
 
 def test_admission_counts_live_and_pending_sessions() -> None:

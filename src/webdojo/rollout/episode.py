@@ -15,8 +15,11 @@ interrupted run keeps every step it took. Faults are classified, never silently 
   episode with ``fault`` set and ``reward`` None, so that trainers can drop it instead of
   scoring it 0.
 
-Verification happens once, where the final state is: the session's ``verify`` (in this
-process for local browsers, on the server for ``HttpEnv``). The record keeps that final state
+The rules (counting steps, when the episode is over and why, the stop's answer) are the
+``EpisodeCore``'s (``webdojo.tasks.episode_core``), the one the server and ``webdojo.make``
+use too; this module adds the I/O: the session, the policy and the records. Verification
+happens once, where the final state is: the session's ``verify`` (in this process for local
+browsers, on the server for ``HttpEnv``). The record keeps that final state
 so that ``webdojo verify`` can check the reward again without a browser.
 """
 
@@ -29,7 +32,7 @@ import uuid
 from dataclasses import dataclass
 from enum import StrEnum
 
-from webdojo.actions import Action, Stop
+from webdojo.actions import Action
 from webdojo.errors import AgentError, BadStartUrl, Fault, StateError, WebdojoError
 from webdojo.history import Decision, Step
 from webdojo.observation import ErrorInfo, FinalState, Observation, ObservationOptions
@@ -44,7 +47,8 @@ from webdojo.store.records import (
     VerifierResult,
 )
 from webdojo.store.run_store import RunStore
-from webdojo.tasks.episode_rules import EndReason, episode_end
+from webdojo.tasks.episode_core import EpisodeCore
+from webdojo.tasks.episode_rules import EndReason
 from webdojo.tasks.schema import Task
 from webdojo.tasks.verify import VerifyResult
 
@@ -83,9 +87,7 @@ class EpisodeRun:
         self.store = store
         self.uid = uuid.uuid4().hex[:12]
         self.history: list[Step] = []
-        self.answer: str | None = None
-        self.outcome: EndReason | None = None  # set once OVER
-        self.fatal: ErrorInfo | None = None  # the step error that ended it as a fault
+        self.core = EpisodeCore(spec.task, max_steps=spec.max_steps)  # the episode's rules
         self.state = EpisodeState.NEW
         self.options: ObservationOptions = policy.observation_options()
         self.session: EnvSession | None = None
@@ -114,15 +116,7 @@ class EpisodeRun:
             ) from exc
         self.url = self.obs.url
         self.state = EpisodeState.RUNNING
-        reason = episode_end(
-            max_steps=self.spec.max_steps,
-            steps_taken=0,
-            action=None,
-            error=None,
-            page_done=self.obs.page_done,
-        )
-        if reason is not None:
-            self._end(reason)
+        self._settle(self.core.opened(self.obs))
 
     async def decide(self) -> Decision:
         self._require(EpisodeState.RUNNING)
@@ -144,30 +138,18 @@ class EpisodeRun:
         self._record_step(self.obs, decision, after, time.perf_counter() - started)
         self.obs, self.url = after, after.url
         error = decision.error or after.last_error
-        reason = episode_end(
-            max_steps=self.spec.max_steps,
-            steps_taken=len(self.history),
-            action=decision.action,
-            error=error,
-            page_done=after.page_done,
-        )
-        if reason is EndReason.STOPPED and isinstance(decision.action, Stop):
-            self.answer = decision.action.answer
-        if reason is EndReason.FAULT:
-            self.fatal = error
-        if reason is not None:
-            self._end(reason)
+        self._settle(self.core.stepped(decision.action, error, after))
 
     async def finish(self) -> EpisodeRecord:
         """Verify the final state (where it is: see ``EnvSession.verify``), record the
         episode, close the session. An episode ended by a fatal step error is a fault."""
         self._require(EpisodeState.OVER)
-        assert self.session is not None and self.outcome is not None
-        if self.fatal is not None:
-            record = self._record_end(EndReason.FAULT, None, None, self.fatal, self.url)
+        assert self.session is not None and self.core.outcome is not None
+        if not self.core.scored:
+            record = self._record_end(EndReason.FAULT, None, None, self.core.fatal, self.url)
         else:
-            final, verdict = await self.session.verify(self.spec.task, self.answer)
-            record = self._record_end(self.outcome, verdict, final, None, final.url)
+            final, verdict = await self.session.verify(self.spec.task, self.core.answer)
+            record = self._record_end(self.core.outcome, verdict, final, None, final.url)
         await self._close()
         return record
 
@@ -175,7 +157,9 @@ class EpisodeRun:
         """Record the exception that ended the episode as a fault, close the session."""
         if self.state is EpisodeState.RECORDED:
             raise StateError(f"episode {self.spec.key} is already recorded") from exc
-        record = self._record_end(EndReason.FAULT, None, None, fault_info(exc), self.url)
+        fault = fault_info(exc)
+        self.core.fail(fault)
+        record = self._record_end(EndReason.FAULT, None, None, fault, self.url)
         await self._close()
         return record
 
@@ -185,9 +169,9 @@ class EpisodeRun:
         if self.state is not state:
             raise StateError(f"episode {self.spec.key} is {self.state.value}, not {state.value}")
 
-    def _end(self, outcome: EndReason) -> None:
-        self.outcome = outcome
-        self.state = EpisodeState.OVER
+    def _settle(self, reason: EndReason | None) -> None:
+        if reason is not None:
+            self.state = EpisodeState.OVER
 
     async def _close(self) -> None:
         if self.session is not None:
@@ -246,7 +230,7 @@ class EpisodeRun:
             outcome=outcome,
             uid=self.uid,
             steps=len(self.history),
-            answer=self.answer,
+            answer=self.core.answer,
             final_url=url,
             verdict=verdict,
             final=final,

@@ -38,11 +38,11 @@ from webdojo.errors import (
     StateError,
     UnknownSession,
 )
-from webdojo.observation import FinalState, ObservationOptions
+from webdojo.observation import ObservationOptions
 from webdojo.server.api.protocol import StepResponse
 from webdojo.server.api.tombstones import CAPACITY as TOMBSTONES
 from webdojo.server.api.tombstones import Tombstones
-from webdojo.tasks.schema import Task
+from webdojo.tasks.episode_core import EpisodeCore
 
 
 class SessionState(StrEnum):
@@ -64,12 +64,10 @@ class SessionRecord:
     id: str
     worker: str
     observation: ObservationOptions  # the options given at creation (a step may override)
-    task: Task | None = None
-    max_steps: int | None = None  # the task's step cap; None for a start URL
+    core: EpisodeCore = field(default_factory=lambda: EpisodeCore(None))  # the episode's rules
     state: SessionState = SessionState.OPEN
     next_index: int = 0
     last_response: StepResponse | None = None  # for an idempotent retry of the last step
-    final: FinalState | None = None  # captured when the episode ended
     last_seen: float = field(default_factory=time.monotonic)
     busy: int = 0  # requests in flight; a busy session is never reaped
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)  # one operation at a time
@@ -106,7 +104,6 @@ class SessionRecord:
         self.next_index = response.step_index + 1
         if response.done:
             self.state = SessionState.DONE
-            self.final = response.info.final_state
 
 
 class Registry:

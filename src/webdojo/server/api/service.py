@@ -20,7 +20,7 @@ from collections.abc import Awaitable
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from webdojo.actions import Action, Stop, check_url
+from webdojo.actions import Action, check_url
 from webdojo.browser.netguard import refuse_url
 from webdojo.browser.netpolicy import NetworkPolicy
 from webdojo.browser.options import SessionOptions
@@ -48,10 +48,10 @@ from webdojo.server.api.protocol import (
 from webdojo.server.api.registry import Registry, SessionRecord, SessionState
 from webdojo.server.pool.base import Pool
 from webdojo.sites.server import SiteServer
-from webdojo.tasks.episode_rules import EndReason, episode_end
+from webdojo.tasks.episode_core import EpisodeCore
+from webdojo.tasks.episode_rules import EndReason
 from webdojo.tasks.loader import TaskSet
 from webdojo.tasks.schema import Task
-from webdojo.tasks.verify import verify
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -91,7 +91,10 @@ class SessionService:
         with self.metrics.timed("create"):
             record, obs = await _shielded(self._create(req, task))
         return SessionCreated(
-            session_id=record.id, observation=obs, worker=record.worker, max_steps=record.max_steps
+            session_id=record.id,
+            observation=obs,
+            worker=record.worker,
+            max_steps=record.core.max_steps,
         )
 
     async def _create(
@@ -113,8 +116,7 @@ class SessionService:
             id=session_id,
             worker=worker,
             observation=req.observation,
-            task=task,
-            max_steps=None if task is None else task.max_steps,
+            core=EpisodeCore(task),
         )
         self.registry.add(record)
         self.metrics.opened.inc()
@@ -175,17 +177,11 @@ class SessionService:
             action=None if action is None else action.model_dump(mode="json"),
             parse_error=parse_error,
         )
-        reason = episode_end(
-            max_steps=record.max_steps,
-            steps_taken=req.step_index + 1,
-            action=action,
-            error=parse_error or obs.last_error,
-            page_done=obs.page_done,
-        )
+        reason = record.core.stepped(action, parse_error or obs.last_error, obs)
         if reason is EndReason.FAULT:  # nothing to verify: the episode is never scored
             info = info.model_copy(update={"done_reason": reason.value})
         elif reason is not None:
-            answer = action.answer if isinstance(action, Stop) else None
+            answer = record.core.answer
             final, verdict = await self._final(record, answer)
             info = info.model_copy(
                 update={
@@ -221,13 +217,14 @@ class SessionService:
     async def _final(
         self, record: SessionRecord, answer: str | None
     ) -> tuple[FinalState, dict[str, Any] | None]:
-        """The page's final state with this answer, verified when the session has a task.
-        After the end nothing can change the page, so the state captured then is reused."""
-        if record.final is not None:
-            final = record.final.model_copy(update={"answer": answer})
-        else:
+        """The page's final state with this answer, verified when the session has a task
+        (and its episode did not end in a fault). After the end nothing can change the page,
+        so the state captured then is reused."""
+        core = record.core
+        final = core.kept_final(answer)
+        if final is None:
             final = await self._lose_on_fault(record, self.pool.final_state(record.id, answer))
-        result = None if record.task is None else verify(record.task, final)
+        result = None if core.outcome is EndReason.FAULT else core.verify(final)
         return final, None if result is None else result.to_dict()
 
     async def close(self, session_id: str) -> None:
