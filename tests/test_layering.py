@@ -122,6 +122,8 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
         "tasks",
     ),
     "viewer": (*CORE, "asgi", "store", "tasks", "eval.bootstrap"),  # the report's CIs
+    # webdojo.make and the Gymnasium ids: one task as an environment, above the rollout
+    "environment": (*CORE, "browser", "envs", "parsing", "rollout", "sites", "tasks"),
     "cli": (
         *CORE,
         "bench",
@@ -145,7 +147,9 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
         "server.pool.retirement",  # the default of --max-worker-sessions, shown in --help
     ),
 }
-ANYONE_MAY_IMPORT = {""}  # the bare ``webdojo`` package (its __init__ is empty)
+ANYONE_MAY_IMPORT = {""}  # the bare ``webdojo`` package
+# what the bare package's __init__ imports: webdojo.make / make_async and the Gymnasium hook
+ROOT_MAY_IMPORT = ("environment",)
 
 
 @dataclass(frozen=True)
@@ -214,6 +218,8 @@ def covers(unit: str, name: str) -> bool:
 
 
 def is_allowed(edge: Edge) -> bool:
+    if edge.importer == "":
+        return any(covers(allowed, edge.target) for allowed in ROOT_MAY_IMPORT)
     unit = unit_of(edge.importer)
     assert unit is not None, f"{edge.importer} belongs to no unit"
     if edge.target in ANYONE_MAY_IMPORT or covers(unit, edge.target):

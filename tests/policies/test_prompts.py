@@ -19,10 +19,11 @@ from webdojo.prompts.qwen import QWEN_ACTIONS, computer_use_tool
 
 
 def test_registry_and_parse_formats():
-    assert set(TEMPLATES) == {"qwen", "webgym_memory", "browseragent", "funcall"}
+    assert set(TEMPLATES) == {"qwen", "webgym_memory", "browseragent", "funcall", "chat"}
     formats = {name: get_template(name).parse_format for name in TEMPLATES}
     assert formats == {"qwen": ParseFormat.QWEN, "webgym_memory": ParseFormat.QWEN,
-                       "browseragent": ParseFormat.BROWSERAGENT, "funcall": ParseFormat.FUNCALL}  # fmt: skip
+                       "browseragent": ParseFormat.BROWSERAGENT, "funcall": ParseFormat.FUNCALL,
+                       "chat": ParseFormat.FUNCALL}  # fmt: skip
     with pytest.raises(ConfigError):
         get_template("nope")
     with pytest.raises(ConfigError):

@@ -67,7 +67,7 @@ RUN_HELP = {
     "out": "run directory (default runs/<timestamp>); an existing one is resumed",
     "model_base_url": "OpenAI-compatible endpoint (else $WEBDOJO_MODEL_BASE_URL)",
     "model": "model name (else $WEBDOJO_MODEL)",
-    "template": "prompt template for the openai policy: qwen, webgym_memory, browseragent, funcall (default: browseragent with --wiki, else webgym_memory)",
+    "template": "prompt template for the openai policy: qwen, webgym_memory, browseragent, funcall, chat (append-only, for token-in/token-out trainers) (default: browseragent with --wiki, else webgym_memory)",
     "server": "run the browsers on a `webdojo serve` server at this URL",
     "token": "that server's bearer token",
     "json": "print a JSON summary as the last stdout line",
@@ -97,6 +97,9 @@ SERVE_HELP = {
     "max_worker_sessions": "replace a worker (--workers N or --ray) after it has created this "
     "many sessions; its own sessions finish on it first. Bounds a long run's memory. Default: "
     f"{DEFAULT_MAX_WORKER_SESSIONS} with workers; 0 = never",
+    "openenv": "also serve OpenEnv's WebSocket protocol at /ws (openenv-core's EnvClient and "
+    "TRL connect to the server's URL): reset, step, state, close; screenshots as base64 JPEG, "
+    "messages under 1 MB",
     "wiki": "serve this ZIM file (an offline Wikipedia) beside the sessions: --tasks are QA tasks "
     "in any format `webdojo tasks import` reads, each starting at its search page; clients run "
     "them with `webdojo run --server URL --wiki ZIM`",
@@ -251,6 +254,7 @@ def serve(
         int | None, typer.Option(help=SERVE_HELP["max_worker_sessions"], show_default=False)
     ] = None,
     wiki: Annotated[Path | None, typer.Option(help=SERVE_HELP["wiki"])] = None,
+    openenv: Annotated[bool, typer.Option("--openenv", help=SERVE_HELP["openenv"])] = False,
 ) -> None:
     """Serve browser sessions over HTTP (OpenAPI at /openapi.json, metrics at /metrics)."""
     from webdojo.server.serve import serve as run_server
@@ -276,6 +280,7 @@ def serve(
             max_downloads=max_downloads,
             max_worker_sessions=max_worker_sessions,
             wiki=None if wiki is None else str(wiki),
+            openenv=openenv,
         )
     except WebdojoError as exc:
         raise _fail(exc) from exc

@@ -79,6 +79,9 @@ Library exceptions (Playwright, httpx, openai) are translated at the boundary wi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from webdojo.errors.agent import (
     AgentError,
     BadKey,
@@ -222,6 +225,7 @@ __all__ = [
     "WebdojoError",
     "ZimError",
     "all_codes",
+    "error_of",
 ]
 
 
@@ -234,6 +238,25 @@ def all_codes() -> dict[str, type[WebdojoError]]:
         found[cls.code] = cls
         stack.extend(cls.__subclasses__())
     return found
+
+
+def error_of(code: str, message: str, details: Mapping[str, Any] | None = None) -> WebdojoError:
+    """The error that ``code`` stands for, with its message and details: how an error comes
+    back from the wire, a worker or a record. The details are set, not passed (a detail may
+    be called "message"). A code this build does not know (a newer peer), or a class that
+    cannot be made from a message alone, gives an ``InternalError`` naming the code."""
+    cls = all_codes().get(code)
+    exc: WebdojoError | None = None
+    if cls is not None:
+        try:
+            exc = cls(message)
+        except TypeError:  # a class with a constructor of its own
+            exc = None
+    extra: dict[str, Any] = {}
+    if exc is None:
+        exc, extra = InternalError(message), {"code": code}
+    exc.details = {**(details or {}), **extra}
+    return exc
 
 
 # One public home: the classes print, pickle and are documented as ``webdojo.errors.X``,

@@ -7,6 +7,7 @@ template           parse format    observation and reply
 ``webgym_memory``  qwen            as qwen, plus Memory / Progress / Intention (append-only memory)
 ``browseragent``   browseragent    accessibility tree; ``<think>``, ``<conclusion>``, fenced command
 ``funcall``        funcall         screenshot + accessibility tree; one ``click(element=3)`` call
+``chat``           funcall         as funcall, append-only: every page and reply stay in the chat
 =================  ==============  ===============================================================
 
 ``get_template(name, **options)`` builds one; options are the template's dataclass fields
@@ -18,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from webdojo.errors import ConfigError
+from webdojo.prompts.append_only import AppendOnlyChatTemplate
 from webdojo.prompts.base import PromptTemplate
 from webdojo.prompts.browseragent import BrowserAgentTemplate
 from webdojo.prompts.funcall import FuncallTemplate
@@ -25,7 +27,13 @@ from webdojo.prompts.qwen import QwenTemplate, WebGymMemoryTemplate
 
 TEMPLATES: dict[str, type[PromptTemplate]] = {
     cls.name: cls
-    for cls in (QwenTemplate, WebGymMemoryTemplate, BrowserAgentTemplate, FuncallTemplate)
+    for cls in (
+        QwenTemplate,
+        WebGymMemoryTemplate,
+        BrowserAgentTemplate,
+        FuncallTemplate,
+        AppendOnlyChatTemplate,
+    )
 }
 
 
@@ -44,6 +52,7 @@ def get_template(name: str, **options: Any) -> PromptTemplate:
 
 __all__ = [
     "TEMPLATES",
+    "AppendOnlyChatTemplate",
     "BrowserAgentTemplate",
     "FuncallTemplate",
     "PromptTemplate",

@@ -103,12 +103,13 @@ def serve(
     max_downloads: int = 20,
     max_worker_sessions: int | None = None,
     wiki: str | None = None,
+    openenv: bool = False,
 ) -> None:
     """Serve until interrupted (Ctrl-C / SIGTERM close every session and the pool).
     ``spare_browser``: each worker keeps a browser launched ahead (``WorkerConfig``).
     ``max_worker_sessions``: each worker is replaced after that many sessions (0: never;
     None: the pool's default, ``DEFAULT_MAX_WORKER_SESSIONS``). ``wiki``: see
-    ``served_tasks``."""
+    ``served_tasks``. ``openenv``: also OpenEnv's WebSocket protocol at ``/ws``."""
     check_exposure(host, token)
     with contextlib.ExitStack() as stack:  # the wiki's server, if any, until we stop
         task_set, own_origins = served_tasks(tasks, wiki, stack)
@@ -125,6 +126,7 @@ def serve(
             idle_ttl_s=idle_ttl_s,
             token=token,
             session=session.allowing(*own_origins),
+            openenv=openenv,
         )
         options = _pool_options(
             pool_options, workers, ray_address, spare_browser, max_worker_sessions

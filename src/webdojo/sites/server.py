@@ -30,13 +30,17 @@ class SiteServer(LoopbackHTTPServer):
 
     def __init__(self, sites: dict[str, Site], host: str = LOOPBACK, port: int = 0) -> None:
         self._roots = {name: site.path for name, site in sites.items()}
-        injects = {name: site.inject for name, site in sites.items() if site.inject}
-        super().__init__(_make_handler(self._roots, injects), host, port, name="webdojo-sites")
+        self._injects = {name: site.inject for name, site in sites.items() if site.inject}
+        handler = _make_handler(self._roots, self._injects)
+        super().__init__(handler, host, port, name="webdojo-sites")
         self.start()
 
     def add(self, site: Site) -> None:
-        """Serve one more site from now on (a generator validates sites as they are written)."""
+        """Serve one more site from now on (a generator validates sites as they are written;
+        ``webdojo.make`` environments add the sites of their tasks)."""
         self._roots[site.info.name] = site.path
+        if site.inject:  # MiniWoB++'s page script
+            self._injects[site.info.name] = site.inject
 
     def url_for(self, site: str, path: str = "") -> str:
         return f"{self.base_url}/{site}/{path.lstrip('/')}"

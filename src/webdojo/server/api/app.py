@@ -30,6 +30,7 @@ from webdojo.observation import Observation
 from webdojo.server.api import http_errors, request_body
 from webdojo.server.api.metrics import CONTENT_TYPE, ServerMetrics
 from webdojo.server.api.middleware import BearerAuth, BodyLimit
+from webdojo.server.api.openenv_ws import install_openenv
 from webdojo.server.api.protocol import (
     API_VERSION,
     MAX_BODY_BYTES,
@@ -74,6 +75,7 @@ class ServerSettings:
     max_body_bytes: int = MAX_BODY_BYTES
     session: SessionOptions = field(default_factory=SessionOptions)  # deadlines of sessions
     manage_pool: bool = True  # start the pool at startup and close it at shutdown
+    openenv: bool = False  # also serve OpenEnv's WebSocket protocol at /ws (openenv_ws.py)
 
     def reap_every_s(self) -> float:
         if self.reap_interval_s is not None:
@@ -157,6 +159,8 @@ def create_app(pool: Pool, task_set: TaskSet, settings: ServerSettings | None = 
     http_errors.install(app, metrics)
     _session_routes(app, service)
     _status_routes(app, service, metrics)
+    if settings.openenv:  # the same sessions, limits and token as the HTTP routes
+        install_openenv(app, service, token=settings.token)
     request_body.publish(app, _BODIES)
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes, on_error=metrics.error)
     if settings.token:
