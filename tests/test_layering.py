@@ -80,6 +80,7 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
         *CORE,
         "asgi",
         "browser",
+        "envs",  # --wiki: the server serves the ZIM beside its sessions
         "tasks",
         "server.api",
         "server.pool",
@@ -107,7 +108,17 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
     ),
     "checks": (*CORE, "browser", "policies", "rollout", "sites", "store", "tasks"),
     # suites, statistics, the manifest and the eval job: above the rollout and the judges
-    "eval": (*CORE, "browser", "judges", "models", "policies", "rollout", "store", "tasks"),
+    "eval": (
+        *CORE,
+        "browser",
+        "cache.archive",  # an archive set's files, which the suite's hash covers
+        "judges",
+        "models",
+        "policies",
+        "rollout",
+        "store",
+        "tasks",
+    ),
     "bench": (
         *CORE,
         "asgi",
@@ -124,6 +135,17 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "viewer": (*CORE, "asgi", "store", "tasks", "eval.bootstrap"),  # the report's CIs
     # webdojo.make and the Gymnasium ids: one task as an environment, above the rollout
     "environment": (*CORE, "browser", "envs", "parsing", "rollout", "sites", "tasks"),
+    # other trainers' shapes (AReaL's agent workflow, TRL): on top of environment and rollout
+    "adapters": (
+        *CORE,
+        "environment",
+        "models",
+        "policies",
+        "prompts",
+        "rollout",
+        "store",
+        "tasks",
+    ),
     "cli": (
         *CORE,
         "bench",
@@ -149,7 +171,7 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
 }
 ANYONE_MAY_IMPORT = {""}  # the bare ``webdojo`` package
 # what the bare package's __init__ imports: webdojo.make / make_async and the Gymnasium hook
-ROOT_MAY_IMPORT = ("environment",)
+ROOT_MAY_IMPORT = ("environment", "tasks.schema")  # the Task type, for make()'s signature
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ from webdojo.errors import (
     SessionLost,
     UnknownSession,
     WebdojoError,
-    all_codes,
+    error_of,
 )
 from webdojo.observation import FinalState, Observation, ObservationOptions
 from webdojo.rollout.http_wire import WireClient, WireError, WireResponse
@@ -60,7 +60,6 @@ from webdojo.tasks.schema import Task
 from webdojo.tasks.verify import VerifyResult
 
 M = TypeVar("M", bound=BaseModel)
-_CODES = all_codes()
 _GONE = (SessionClosed, SessionExpired, UnknownSession, SessionLost)  # nothing left to close
 
 
@@ -71,12 +70,7 @@ def error_from_response(response: WireResponse) -> WebdojoError:
     except ValueError:
         text = response.text[:300]
         return InternalError(f"HTTP {response.status_code} without an error body: {text}")
-    cls = _CODES.get(info.code, InternalError)
-    exc = cls(info.message)
-    exc.details = dict(info.details or {})  # set, not passed: a key may be called "message"
-    if cls is InternalError and info.code != InternalError.code:
-        exc.details["code"] = info.code  # a code this client does not know (newer server)
-    return exc
+    return error_of(info.code, info.message, info.details)
 
 
 class HttpEnv:

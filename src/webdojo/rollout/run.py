@@ -95,7 +95,7 @@ async def run_job(
     )
     with contextlib.ExitStack() as stack:
         store = stack.enter_context(RunStore(root))
-        store.write_config(_config_record(config))
+        store.write_config(config_record(config))
         # QA on an offline Wikipedia: every episode starts at its search page. A server
         # serves its own (`webdojo serve --wiki`) and starts its sessions there.
         if config.wiki and not config.server:
@@ -154,7 +154,8 @@ def _make_env(
     return InProcessEnv(server, session, BrowserConfig(extra_args=config.browser_args))
 
 
-def _config_record(config: RunConfig) -> dict[str, Any]:
+def config_record(config: RunConfig) -> dict[str, Any]:
+    """The run's config.json (the token, a secret, left out)."""
     data = asdict(config)
     data.pop("token")  # a secret: never written to the run directory
     data["viewport"] = list(config.viewport)

@@ -33,7 +33,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from webdojo.errors import InternalError, WebdojoError, all_codes
+from webdojo.errors import InternalError, WebdojoError, error_of
 
 _HEADER = struct.Struct("!I")
 MAX_FRAME_BYTES = 256 * 2**20  # a screenshot is < 1 MB; anything near this is corruption
@@ -84,11 +84,7 @@ def error_to_wire(exc: BaseException) -> dict[str, Any]:
 
 
 def error_from_wire(data: dict[str, Any]) -> WebdojoError:
-    cls = all_codes().get(str(data.get("code")), InternalError)
-    try:
-        return cls(str(data.get("message", "")), **(data.get("details") or {}))
-    except TypeError:  # a class with its own constructor: keep the code and message
-        return InternalError(f"[{data.get('code')}] {data.get('message')}")
+    return error_of(str(data.get("code")), str(data.get("message", "")), data.get("details"))
 
 
 class RpcClient:
