@@ -9,9 +9,7 @@ reference action (``select`` included, which the default qwen-format template ca
 from __future__ import annotations
 
 import asyncio
-import os
 import pickle
-import signal
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
@@ -21,6 +19,7 @@ import psutil
 import pytest
 
 from fakes.openai_server import FakeOpenAIServer, message_text
+from renderer_kill import kill_renderers
 from webdojo.actions import Scroll, Stop
 from webdojo.adapters.openai_agent import DEFAULT_TEMPLATE, WebdojoAgent
 from webdojo.errors import ConfigError, EnvError, Fault, TaskFileError, UnknownTask
@@ -104,19 +103,6 @@ class ReplayByTask:
         prompt = "\n".join(message_text(m) for m in body["messages"])
         (instruction,) = [i for i in self.queues if i in prompt]
         return self.queues[instruction].popleft()  # none left: a 500, and the test fails
-
-
-def kill_renderers(root_pid: int) -> int:
-    """SIGKILL every Chromium renderer below ``root_pid``; how many there were."""
-    killed = 0
-    for proc in psutil.Process(root_pid).children(recursive=True):
-        try:
-            if "--type=renderer" in proc.cmdline():
-                os.kill(proc.pid, signal.SIGKILL)
-                killed += 1
-        except (psutil.NoSuchProcess, ProcessLookupError):
-            continue
-    return killed
 
 
 def chromium_pids() -> set[int]:

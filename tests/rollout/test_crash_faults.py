@@ -5,14 +5,12 @@ renderer dies (before a step, at the stop, or between the last step and the verd
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
 from collections.abc import Callable
 from pathlib import Path
 
-import psutil
 import pytest
 
+from renderer_kill import kill_renderers
 from webdojo.history import Decision, Step
 from webdojo.observation import Observation
 from webdojo.policies import make_policy
@@ -29,19 +27,6 @@ from webdojo.tasks.schema import Task
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 TASK = "shop.add-runner"  # a few steps, then stop
-
-
-def kill_renderers(root_pid: int) -> int:
-    """SIGKILL every Chromium renderer below ``root_pid``; how many there were."""
-    killed = 0
-    for proc in psutil.Process(root_pid).children(recursive=True):
-        try:
-            if "--type=renderer" in proc.cmdline():
-                os.kill(proc.pid, signal.SIGKILL)
-                killed += 1
-        except (psutil.NoSuchProcess, ProcessLookupError):
-            continue
-    return killed
 
 
 class CrashingPolicy:

@@ -37,6 +37,13 @@
     core.startEpisode(); // builds the cover and display if the page's onload has not
     Math.seedrandom(seed);
     core.startEpisodeReal();
+    // its countdown of the lifted limit would tick every second: page text that changes with
+    // the wall clock alone, so two runs of one episode would observe different pages
+    if (typeof core.clearTimer === "function") {
+      core.clearTimer();
+      var shown = document.getElementById("timer-countdown");
+      if (shown) shown.textContent = "no limit";
+    }
     // the instruction, drawn from the seed, becomes the title: every observation carries it
     try { document.title = core.getUtterance(); } catch (e) { /* a page without #query */ }
   }
