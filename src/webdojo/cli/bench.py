@@ -1,4 +1,4 @@
-"""``webdojo bench env|rollout|tasks|cache``: benchmarks that print ratios to a baseline measured
+"""``webdojo bench env|rollout|tasks|cache|adapters``: benchmarks that print ratios to a baseline measured
 in the same run (``--json``: the result as the last stdout line)."""
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ def register(bench_app: typer.Typer) -> None:
     bench_app.command("rollout")(bench_rollout)
     bench_app.command("tasks")(bench_tasks)
     bench_app.command("cache")(bench_cache)
+    bench_app.command("adapters")(bench_adapters)
 
 
 def bench_env(
@@ -36,6 +37,22 @@ def bench_env(
     started = time.perf_counter()
     result = asyncio.run(run_env_bench(iterations=iterations))
     console.print(env_bench_table(result))
+    console.print(f"[dim]bench took {time.perf_counter() - started:.1f} s[/dim]")
+    if as_json:
+        _emit_json(result.to_json())
+
+
+def bench_adapters(
+    iterations: Annotated[int, typer.Option(help="measured steps per way in")] = 40,
+    as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
+) -> None:
+    """One step through each way in (webdojo.make, Gymnasium, OpenEnv) against the rollout's
+    in-process step, on the same page in the same run."""
+    from webdojo.bench.adapters_bench import run_adapters_bench
+
+    started = time.perf_counter()
+    result = run_adapters_bench(iterations=iterations)
+    console.print(result.table())
     console.print(f"[dim]bench took {time.perf_counter() - started:.1f} s[/dim]")
     if as_json:
         _emit_json(result.to_json())

@@ -1,0 +1,21 @@
+"""``webdojo bench adapters`` as a user runs it: every way in measured on the same page, the
+ratios against the in-process step, and the JSON names scripts read."""
+
+from __future__ import annotations
+
+import pytest
+
+from e2e.cli_process import last_json, webdojo
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def test_every_way_in_is_measured_against_the_in_process_step() -> None:
+    result = last_json(webdojo("bench", "adapters", "--iterations", "3", "--json"))
+    assert set(result) >= {"inprocess_ms", "gym_ms", "trl_ms", "openenv_ms", "ratios"}
+    for leg in ("inprocess", "make", "gym", "openenv"):  # the test extra has both packages
+        assert result[f"{leg}_ms"] > 0, leg
+    assert result["trl_ms"] is None and result["ratios"]["trl"] is None  # not built yet
+    base = result["inprocess_ms"]
+    assert result["ratios"]["gym"] == round(result["gym_ms"] / base, 3)
+    assert result["target_ratio"] == 1.05
