@@ -125,6 +125,7 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
         "local_http",
         "browser",
         "cache",
+        "adapters",  # bench adapters: the TRL environment class
         "environment",  # bench adapters: webdojo.make and the Gymnasium env
         "policies",  # the policy whose success a benchmark measures (bench miniwob)
         "rollout",

@@ -10,8 +10,8 @@
     trainer.train()
     BrowserEnv.close_all()                                    # TRL never closes environments
 
-What TRL 1.16 does with it (``GRPOTrainer``): it builds one instance at once, only to read
-its tools; every public method but ``reset`` and ``get_reward`` is a tool, described to the
+What TRL 1.16 does with it (``GRPOTrainer``): it builds one instance when it is created, only
+to read its tools; every public method but ``reset`` and ``get_reward`` is a tool, described to the
 model by its type hints and docstring. For each batch it takes one instance per rollout from a
 pool (reused across batches; built when a batch needs more than exist), calls
 ``reset(**row)`` on each, one after the other, with the dataset row's columns and appends what
@@ -46,7 +46,7 @@ from __future__ import annotations
 import atexit
 import io
 import logging
-import weakref
+import threading
 from types import TracebackType
 from typing import Any, Literal
 
@@ -75,7 +75,10 @@ GUIDE = (
 OVER = "The episode is over ({reason}): no more actions."
 
 log = logging.getLogger(__name__)
-_LIVE: weakref.WeakSet[BrowserEnv] = weakref.WeakSet()  # what close_all closes
+# every environment an instance opened and did not close, held here and not by the instance
+# alone: one that TRL drops without closing is still closed by close_all (or at exit)
+_OPEN: set[Env] = set()
+_OPEN_LOCK = threading.Lock()
 
 
 class BrowserEnv:
@@ -84,7 +87,8 @@ class BrowserEnv:
     ``images``: results carry the screenshot (a PIL image; for vision-language models), with
     its longest side at most ``image_size`` pixels when given. ``axtree``: the page text's
     accessibility tree (the viewport's by default; ``full`` for the whole page; ``none``
-    lists the interactive elements only). Other keywords go to ``webdojo.make``: ``tasks``
+    lists the interactive elements only). ``max_chars``: cut the page text there (a small
+    context window). Other keywords go to ``webdojo.make``: ``tasks``
     (a task file or sites directory), ``server``/``token``, ``session``, ``max_steps``.
     TRL calls the factory with no arguments: bind options with ``functools.partial``."""
 
@@ -94,11 +98,13 @@ class BrowserEnv:
         images: bool = False,
         image_size: int | None = None,
         axtree: AxTreeMode | str = AxTreeMode.VIEWPORT,
+        max_chars: int | None = None,
         **make_options: Any,
     ) -> None:
         # nothing starts here: TRL builds an instance just to read the tools
         self.images = images
         self.image_size = image_size
+        self.max_chars = max_chars
         self.options = ObservationOptions(screenshot=images, elements=True, axtree=axtree)
         self.make_options = make_options
         self.observation: Observation | None = None  # the page now (element ids to act on)
@@ -108,7 +114,6 @@ class BrowserEnv:
         self._reward: float | None = None
         self._over = False
         self._started = False  # reset was called (even if its task could not open)
-        _LIVE.add(self)
 
     @property
     def task_id(self) -> str | None:
@@ -139,6 +144,8 @@ class BrowserEnv:
         if not self._started:
             raise StateError("get_reward() before reset(): no episode to score")
         if not self._over and self.fault is None:
+            if self._env is None:
+                raise StateError("the environment is closed: its episode cannot be scored")
             try:
                 self._step(Stop())  # the rollout is over: the model said all it would say
             except WebdojoError as exc:
@@ -215,9 +222,13 @@ class BrowserEnv:
 
     @classmethod
     def close_all(cls) -> None:
-        """Close every instance's environment (TRL never does: call it after training)."""
-        for env in list(_LIVE):
-            env._close()
+        """Close every instance's environment (TRL never does: call it after training).
+        An instance used after this opens a new one."""
+        with _OPEN_LOCK:
+            envs = list(_OPEN)
+            _OPEN.clear()
+        for env in envs:
+            env.close()
 
     def __enter__(self) -> BrowserEnv:
         return self
@@ -229,17 +240,27 @@ class BrowserEnv:
 
     def _close(self) -> None:
         env, self._env = self._env, None
-        if env is not None:
-            env.close()
+        if env is None:
+            return
+        with _OPEN_LOCK:
+            if env not in _OPEN:
+                return  # close_all closed it already
+            _OPEN.discard(env)
+        env.close()
 
     # --- internals --------------------------------------------------------------------------
 
     def _env_for(self, task_id: str) -> Env:
         """The environment of ``task_id``: this instance's, or a new one when the task differs
         (made before the old one closes, so the shared browser stays up)."""
-        if self._env is not None and self._env.task.id == task_id:
-            return self._env
+        env = self._env
+        with _OPEN_LOCK:
+            still_open = env in _OPEN  # close_all may have closed it
+        if env is not None and still_open and env.task.id == task_id:
+            return env
         env = make(task_id, observation=self.options, **self.make_options)
+        with _OPEN_LOCK:
+            _OPEN.add(env)
         self._close()
         self._env = env
         return env
@@ -248,6 +269,8 @@ class BrowserEnv:
         self._require_running()
         action = action_from_dict(fields)  # InvalidActionError: TRL shows it to the model
         obs = self._step(action)
+        if self.info.get("done_reason") == "stopped":  # the page is as the model last saw it
+            return "Answer submitted. " + self._over_text()
         return self._result(obs, after=self._over_text())
 
     def _step(self, action: Action) -> Observation:
@@ -265,19 +288,19 @@ class BrowserEnv:
         return obs
 
     def _require_running(self) -> None:
-        if self._env is None or not self._started:
-            raise StateError("no episode: call reset() first")
         if self.fault is not None:
             raise StateError(f"the episode ended in a fault ({self.fault}): no more actions")
+        if self._env is None or not self._started:
+            raise StateError("no episode: call reset() first")
         if self._over:
-            raise StateError(OVER.format(reason=self.info.get("done_reason")))
+            raise StateError(OVER.format(reason=self._end_reason()))
 
     def _over_text(self) -> str:
-        if not self._over:
-            return ""
-        if self.info.get("done_reason") == "stopped":
-            return "Answer submitted. " + OVER.format(reason="answered")
-        return OVER.format(reason=self.info.get("done_reason"))
+        return OVER.format(reason=self._end_reason()) if self._over else ""
+
+    def _end_reason(self) -> str:
+        reason = str(self.info.get("done_reason"))
+        return {"stopped": "answered", "step_cap": "step limit reached"}.get(reason, reason)
 
     def _drop(self, task_id: str, exc: WebdojoError, *, at_reset: bool = False) -> None:
         """Mark the rollout unscorable. At reset, errors that would fail every rollout (a bad
@@ -292,15 +315,16 @@ class BrowserEnv:
 
     def _result(self, obs: Observation, *, before: str = "", after: str = "") -> ToolResult:
         """The page for the model: text, and the screenshot first when images are on."""
-        text = "\n\n".join(p for p in (before, page_text(obs), after) if p)
+        text = "\n\n".join(p for p in (before, page_text(obs, self.max_chars), after) if p)
         if not self.images or obs.screenshot is None:
             return text
         image = screenshot_image(obs.screenshot, self.image_size)
         return [{"type": "image", "image": image}, {"type": "text", "text": text}]
 
 
-def page_text(obs: Observation) -> str:
-    """What a text-only model needs to act: errors, URL and title, tabs, the page."""
+def page_text(obs: Observation, max_chars: int | None = None) -> str:
+    """What a text-only model needs to act: errors, URL and title, tabs, the page (cut at
+    ``max_chars``, saying how much is left out)."""
     parts = [*notices(obs, obs.last_error), page_header(obs)]
     if len(obs.tabs) > 1:
         parts.append(f"Open tabs:\n{tabs_text(obs)}")
@@ -308,7 +332,10 @@ def page_text(obs: Observation) -> str:
         parts.append(f"Page:\n{obs.axtree}")
     else:
         parts.append("Elements:\n" + "\n".join(_element_line(e) for e in obs.elements or []))
-    return "\n\n".join(parts)
+    text = "\n\n".join(parts)
+    if max_chars is None or len(text) <= max_chars:
+        return text
+    return f"{text[:max_chars]}\n... ({len(text) - max_chars} more characters not shown)"
 
 
 def _element_line(element: Element) -> str:

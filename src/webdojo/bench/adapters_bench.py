@@ -10,7 +10,9 @@ cap (the resets between them are not timed), one after the other, on a 2-core ma
 * ``gym``: the Gymnasium env (the screenshot also decoded into an array);
 * ``openenv``: openenv-core's own client over ``webdojo serve --openenv``'s WebSocket (a
   server process; skipped when openenv-core is not installed);
-* ``trl``: TRL's ``environment_factory`` adapter: not built yet (None).
+* ``trl``: TRL's ``environment_factory`` class (``adapters.trl.BrowserEnv``, images on): its
+  ``scroll`` tool, which also lists the page's elements and its accessibility tree for the
+  model and decodes the screenshot into an image.
 
 The ratios are each leg's p50 over the in-process p50 (target: at most 1.05).
 """
@@ -164,12 +166,24 @@ def _openenv(iterations: int, cap: int) -> list[float] | None:
     return times
 
 
+def _trl(iterations: int, cap: int) -> list[float]:
+    from webdojo.adapters.trl import BrowserEnv
+
+    times: list[float] = []
+    with BrowserEnv(images=True) as env:
+        for count in _episodes(iterations, cap):
+            env.reset(task_id=TASK)
+            _timed(lambda: env.scroll("down"), count, times)
+    return times
+
+
 def run_adapters_bench(iterations: int = 40) -> AdaptersBenchResult:
     """Every leg in turn (about a minute on 2 cores at 40 steps)."""
     cap = next(t.max_steps for t in load_spec("builtin").tasks if t.id == TASK)
     result = AdaptersBenchResult(iterations=iterations)
     result.legs["inprocess"] = asyncio.run(_inprocess(iterations, cap))
     result.legs["make"] = _make(iterations, cap)
+    result.legs["trl"] = _trl(iterations, cap)
     for leg, run in (("gym", _gym), ("openenv", _openenv)):
         times = run(iterations, cap)
         if times is not None:
