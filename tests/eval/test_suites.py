@@ -73,6 +73,7 @@ def test_sets_that_run_differently_are_separate_parts(tmp_path: Path) -> None:
         ("name: x\nrepeats: 0\nsets:\n  - {name: a, tasks: builtin}\n", "repeats"),
         ("name: x\nsets:\n  - {name: a, tasks: ./nowhere.jsonl}\n", "nowhere"),
         ("name: x\nsets:\n  - {name: a, tasks: builtin, archive: gone.warc.gz}\n", "archive"),
+        ("name: x\nsets:\n  - {name: a, tasks: builtin, archive: .}\n", "is not an archive"),
         (
             "name: x\nsets:\n  - {name: a, tasks: 'builtin:login'}\n  - {name: b, tasks: 'builtin:login'}\n",
             "duplicate task id",

@@ -26,13 +26,12 @@ from webdojo.browser.options import SessionOptions
 from webdojo.environment import runtime
 from webdojo.environment.async_env import AsyncEnv, EnvOptions
 from webdojo.environment.sync_env import Env, run_blocking
-from webdojo.envs.wiki_server import WikiServer
-from webdojo.envs.zim import check_zim_file
+from webdojo.envs.wiki_server import serve_qa
 from webdojo.errors import ConfigError, UnknownTask, WebdojoError
 from webdojo.observation import ObservationOptions
 from webdojo.rollout.http_env import HttpEnv
 from webdojo.tasks.loader import TaskSet, add_local_sites, load_spec
-from webdojo.tasks.qa_tasks import load_qa_tasks, on_wiki
+from webdojo.tasks.qa_tasks import load_qa_tasks
 from webdojo.tasks.schema import Task
 
 
@@ -78,9 +77,8 @@ async def make_async(
         options.session = dataclasses.replace(options.session, archive=str(archive))
     with contextlib.ExitStack() as stack:
         if wiki is not None:  # the env's own server: allowed by its origin
-            served = stack.enter_context(WikiServer(check_zim_file(Path(wiki))))
-            found = on_wiki(found, served.search_url)
-            options.session = options.session.allowing(served.url)
+            found, origin = serve_qa(found, wiki, stack)
+            options.session = options.session.allowing(origin)
         shared = runtime.acquire(found.sites)
         owned = stack.pop_all()
 

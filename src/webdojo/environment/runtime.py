@@ -21,6 +21,7 @@ from webdojo.tasks.loader import Site
 class Runtime:
     """The browser and site server of one event loop, counted by their users."""
 
+    loop: asyncio.AbstractEventLoop
     sites: SiteServer
     env: InProcessEnv
     users: int = 0
@@ -43,7 +44,7 @@ def acquire(sites: dict[str, Site]) -> Runtime:
     runtime = _RUNTIMES.get(loop)
     if runtime is None:
         server = SiteServer({})
-        runtime = _RUNTIMES[loop] = Runtime(sites=server, env=InProcessEnv(server))
+        runtime = _RUNTIMES[loop] = Runtime(loop, server, InProcessEnv(server))
     runtime.serve(sites)
     runtime.users += 1
     return runtime
@@ -54,9 +55,7 @@ async def release(runtime: Runtime) -> None:
     runtime.users -= 1
     if runtime.users > 0:
         return
-    for loop, known in list(_RUNTIMES.items()):
-        if known is runtime:
-            del _RUNTIMES[loop]
+    del _RUNTIMES[runtime.loop]  # first: an environment made meanwhile starts a new one
     try:
         await runtime.env.aclose()
     finally:

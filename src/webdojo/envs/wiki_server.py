@@ -14,6 +14,7 @@ index, else libzim. ``search_url`` is where QA episodes start.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
 from typing import Literal, get_args
@@ -23,6 +24,8 @@ from webdojo.envs.kiwix import INSTALL_KIWIX, KiwixServer, kiwix_serve_path
 from webdojo.envs.wiki_app import make_wiki_app
 from webdojo.envs.zim import INSTALL_LIBZIM, ZimBook, check_zim_file, libzim_module
 from webdojo.errors import ConfigError, MissingDependency
+from webdojo.tasks.loader import TaskSet
+from webdojo.tasks.qa_tasks import on_wiki
 
 Backend = Literal["auto", "kiwix", "libzim"]
 BACKENDS: tuple[str, ...] = get_args(Backend)
@@ -103,3 +106,13 @@ class WikiServer:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def serve_qa(
+    task_set: TaskSet, zim: str | Path, stack: contextlib.ExitStack, *, backend: str = "auto"
+) -> tuple[TaskSet, str]:
+    """QA on an offline Wikipedia: serve ``zim`` until ``stack`` closes. Returns the tasks,
+    each starting at the wiki's search page, and the wiki's origin, which sessions must allow
+    (the env's own server). How `run --wiki`, `serve --wiki` and ``webdojo.make`` serve it."""
+    wiki = stack.enter_context(WikiServer(zim, backend=backend))
+    return on_wiki(task_set, wiki.search_url), wiki.url

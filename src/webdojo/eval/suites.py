@@ -44,7 +44,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from webdojo.cache import archive as cache_archive
-from webdojo.errors import SuiteError, WebdojoError
+from webdojo.errors import ArchiveError, SuiteError, WebdojoError
 from webdojo.tasks.loader import TaskSet, load_spec
 from webdojo.tasks.qa_tasks import load_qa_tasks
 from webdojo.tasks.task_file import describe
@@ -227,11 +227,15 @@ def _part(members: list[tuple[SuiteSet, str]], origin: str) -> Part:
 
 
 def _load_tasks(entry: SuiteSet, origin: str) -> TaskSet:
-    if entry.archive is not None and not (Path(entry.archive) / cache_archive.META).is_file():
-        raise SuiteError(
-            f"{origin}: set {entry.name!r}: {entry.archive} is not an archive (no "
-            f"{cache_archive.META}; make one with `webdojo cache record` or `webdojo cache import`)"
-        )
+    if entry.archive is not None:
+        try:  # the check `webdojo run --archive` makes: a bad archive fails before any browser
+            cache_archive.Archive.open(Path(entry.archive)).close()
+        except ArchiveError as exc:
+            raise SuiteError(
+                f"{origin}: set {entry.name!r}: {exc.message} (make one with `webdojo cache "
+                "record` or `webdojo cache import`)",
+                suite=origin,
+            ) from exc
     if entry.wiki is not None and not Path(entry.wiki).is_file():
         raise SuiteError(f"{origin}: set {entry.name!r}: no wiki file {entry.wiki}")
     try:

@@ -16,7 +16,7 @@ from webdojo.browser.chromium import BrowserConfig
 from webdojo.browser.netpolicy import NetworkPolicy
 from webdojo.browser.options import SessionOptions
 from webdojo.cache.record_spec import RecordSpec
-from webdojo.envs.wiki_server import WikiServer
+from webdojo.envs.wiki_server import serve_qa
 from webdojo.errors import ConfigError
 from webdojo.policies.base import Policy
 from webdojo.rollout.engine import AsyncEngine, EngineConfig
@@ -27,7 +27,6 @@ from webdojo.sites.server import SiteServer
 from webdojo.store.records import EpisodeRecord
 from webdojo.store.run_store import RunStore
 from webdojo.tasks.loader import TaskSet
-from webdojo.tasks.qa_tasks import on_wiki
 from webdojo.tasks.schema import Task
 
 
@@ -99,9 +98,8 @@ async def run_job(
         # QA on an offline Wikipedia: every episode starts at its search page. A server
         # serves its own (`webdojo serve --wiki`) and starts its sessions there.
         if config.wiki and not config.server:
-            wiki = stack.enter_context(WikiServer(config.wiki, backend=config.wiki_backend))
-            task_set = on_wiki(task_set, wiki.search_url)
-            session = session.allowing(wiki.url)  # the env's own server: allowed by its origin
+            task_set, origin = serve_qa(task_set, config.wiki, stack, backend=config.wiki_backend)
+            session = session.allowing(origin)  # the env's own server: allowed by its origin
         specs = plan_episodes(task_set, config)
         env = _make_env(config, task_set, session, stack)
         engine = AsyncEngine(

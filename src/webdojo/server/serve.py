@@ -16,20 +16,18 @@ import contextlib
 import dataclasses
 import ipaddress
 import secrets
-from pathlib import Path
 from typing import Any
 
 from webdojo.asgi import bind_tcp, fast_io, make_server, run_blocking, url_of
 from webdojo.browser.netpolicy import NetworkPolicy
 from webdojo.browser.options import SessionOptions
-from webdojo.envs.wiki_server import WikiServer
-from webdojo.envs.zim import check_zim_file
+from webdojo.envs.wiki_server import serve_qa
 from webdojo.errors import ConfigError
 from webdojo.server.api.app import ServerSettings, create_app
 from webdojo.server.pool.base import Pool
 from webdojo.server.worker.config import WorkerConfig
 from webdojo.tasks.loader import TaskSet, load_spec
-from webdojo.tasks.qa_tasks import load_qa_tasks, on_wiki
+from webdojo.tasks.qa_tasks import load_qa_tasks
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8700
@@ -165,6 +163,5 @@ def served_tasks(
     ``webdojo run --wiki``; a client runs them by id with ``run --server URL --wiki``."""
     if wiki is None:
         return load_spec(tasks), ()
-    task_set = load_qa_tasks(tasks)
-    server = stack.enter_context(WikiServer(check_zim_file(Path(wiki))))
-    return on_wiki(task_set, server.search_url), (server.url,)
+    task_set, origin = serve_qa(load_qa_tasks(tasks), wiki, stack)
+    return task_set, (origin,)
