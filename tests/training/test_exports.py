@@ -127,7 +127,7 @@ def test_verl_parquet_has_the_rlhf_dataset_columns(
     export(selection, tmp_path / "out", "verl", template_options=OPTIONS)
     table = pq.read_table(tmp_path / "out/train.parquet")
     assert table.column_names == [
-        "data_source", "prompt", "images", "ability", "reward_model", "extra_info"
+        "data_source", "agent_name", "prompt", "images", "ability", "reward_model", "extra_info"
     ]  # fmt: skip
     rows = table.to_pylist()
     assert len(rows) == len(examples)
@@ -138,6 +138,7 @@ def test_verl_parquet_has_the_rlhf_dataset_columns(
         assert sum(m["content"].count("<image>") for m in row["prompt"]) == len(row["images"])
         assert [i["bytes"] for i in row["images"]] == [r.data for r in image_refs(example.prompt)]
         assert row["reward_model"] == {"style": "rule", "ground_truth": example.reply}
+        assert row["agent_name"] == "webdojo_agent"  # adapters.verl's loop runs extra_info.task_id
         extra = row["extra_info"]
         assert (extra["index"], extra["response"], extra["reward"]) == (index, example.reply, 1.0)
         assert extra["task_id"] == example.sample.task_id and extra["step"] == example.sample.step

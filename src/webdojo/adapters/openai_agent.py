@@ -34,15 +34,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
+from webdojo.adapters.rows import check_runnable, row_seed, task_for
 from webdojo.environment import runtime
-from webdojo.environment.make import find_task
 from webdojo.errors import (
     ConfigError,
     InternalError,
     StateError,
-    TaskFileError,
     WebdojoError,
     error_of,
 )
@@ -55,55 +52,23 @@ from webdojo.rollout.episode import EpisodeSpec, run_episode
 from webdojo.rollout.run import RunConfig, config_record
 from webdojo.store.records import EpisodeRecord
 from webdojo.store.run_store import RunStore
-from webdojo.tasks.loader import Site, TaskSet, load_spec
+from webdojo.tasks.loader import Site, load_spec
 from webdojo.tasks.schema import Task
 
 DEFAULT_TEMPLATE = "webgym_memory"  # `webdojo run`'s template
 # RL samples: greedy replies would make every run of a GRPO group the same trajectory
 DEFAULT_TEMPERATURE = 1.0
-MINIWOB_PREFIXES = ("miniwob:", "miniwob.")  # the spec's spelling and the task id's
 _SEED_RANGE = 2**31
 
 
-# --- rows ----------------------------------------------------------------------------------
-
-
-def task_for(row: Mapping[str, Any], spec: str = "builtin") -> TaskSet:
-    """The task a dataset row names, with the local sites it needs: a full task dict under
-    ``task``, or an id under ``task_id`` (or ``task``): one of ``spec``'s, a built-in or a
-    MiniWoB++ one (``environment.make.find_task``). ``TaskFileError`` for a row that names
-    none, ``UnknownTask`` for an id that is not known."""
-    if not isinstance(row, Mapping):
-        raise TaskFileError(f"a row is a mapping with a task_id, not {type(row).__name__}")
-    given = row.get("task")
-    if isinstance(given, Mapping):
-        try:
-            return find_task(Task.model_validate(dict(given)))
-        except ValidationError as exc:
-            raise TaskFileError(f"the row's task is not a valid task: {exc}") from exc
-    task_id = row.get("task_id", given)
-    if not isinstance(task_id, str) or not task_id.strip():
-        raise TaskFileError(
-            "the row names no task: give a `task_id` (e.g. 'shop.add-runner' or "
-            f"'miniwob:click-test') or a full task under `task`; its keys: {sorted(row)}"
-        )
-    task_id = task_id.strip()
-    own = spec != "builtin" and not task_id.startswith(MINIWOB_PREFIXES)
-    return find_task(task_id, spec if own else None)
-
-
-def check_runnable(task: Task) -> None:
-    """Refuse, before any browser work, a task whose episode could give no reward."""
-    if task.verifier is None:
-        message = "has no programmatic verifier, so an episode has no reward (judge it)"
-        raise TaskFileError(f"task {task.id!r} {message}", task=task.id)
+# --- episodes ------------------------------------------------------------------------------
 
 
 def episode_spec(task: Task, row: Mapping[str, Any], max_steps: int | None) -> EpisodeSpec:
     """A fresh episode of ``task``: a unique key (runs never replace each other in the store)
     and the row's ``seed`` for the page (seeded pages such as MiniWoB++'s), else a random one."""
-    seed = row.get("seed")
-    if not isinstance(seed, int) or isinstance(seed, bool):
+    seed = row_seed(row)
+    if seed is None:
         seed = secrets.randbelow(_SEED_RANGE)
     key = f"{task.id}#{secrets.token_hex(6)}"
     return EpisodeSpec(task=task, key=key, max_steps=max_steps or task.max_steps, seed=seed)

@@ -11,10 +11,12 @@
 ``hf``         a ``datasets.Dataset`` (``save_to_disk``): ``messages`` with content parts
                ``{"type": "text", "text"}`` / ``{"type": "image"}`` (TRL's vision format),
                ``images`` (a list of ``datasets.Image``), and the metadata columns
-``verl``       ``train.parquet`` in the layout of verl's RLHFDataset: ``data_source``, ``prompt``
-               (the messages without the reply, ``<image>`` placeholders), ``images``
-               (``{"bytes", "path"}``), ``ability``, ``reward_model`` (``style: rule``, the reply as
-               ``ground_truth``) and ``extra_info`` (index, response, credit, provenance)
+``verl``       ``train.parquet`` in the layout of verl's RLHFDataset: ``data_source``,
+               ``agent_name`` (``webdojo_agent``: verl's agent loop runs the row's task, see
+               ``adapters.verl``), ``prompt`` (the messages without the reply, ``<image>``
+               placeholders), ``images`` (``{"bytes", "path"}``), ``ability``, ``reward_model``
+               (``style: rule``, the reply as ``ground_truth``) and ``extra_info`` (index,
+               response, credit, provenance, ``task_id``)
 =============  ====================================================================================
 
 Metadata (every format): task_id, key, episode, step, reward, advantage, weight, rule. A text
@@ -47,6 +49,9 @@ IMAGE = "<image>"  # LLaMA-Factory's and verl's image placeholder
 DATASET = "webdojo"  # the dataset's name in LLaMA-Factory's dataset_info.json
 DATA_SOURCE = "webdojo"  # verl's data_source (its reward function dispatches on it)
 ABILITY = "web_browsing"
+# verl's agent_name column: the agent loop `webdojo.adapters.verl` registers, which runs the
+# row's task (extra_info.task_id) as one episode per rollout
+VERL_AGENT = "webdojo_agent"
 
 
 @dataclass
@@ -273,6 +278,7 @@ def verl_schema(has_images: bool) -> pa.Schema:
     ])  # fmt: skip
     fields = [
         ("data_source", pa.string()),
+        ("agent_name", pa.string()),
         ("prompt", pa.list_(message)),
         *([("images", pa.list_(image))] if has_images else []),
         ("ability", pa.string()),
@@ -309,6 +315,7 @@ def verl_row(example: Example, index: int, has_images: bool) -> tuple[dict[str, 
     extra = {"index": index, "response": example.reply, "split": "train", **metadata(example)}
     row: dict[str, Any] = {
         "data_source": DATA_SOURCE,
+        "agent_name": VERL_AGENT,
         "prompt": prompt,
         "ability": ABILITY,
         "reward_model": {"style": "rule", "ground_truth": example.reply},
