@@ -4,7 +4,9 @@ generation (``encode_prompt``).
 Both go through the bundle's chat template (``apply_chat_template``), so what the trainer
 learns on and what a server generates from are laid out the same way. Labels are -100 except
 on the tokens the template marks as the model's (``{% generation %}``): the reply and its
-closing end-of-turn token.
+closing end-of-turn token. The marks are read from the tokenizer's rendering, not from the
+processor's mask, which transformers before 5.24 misplaces once images are expanded
+(``reply_mask``).
 
 Images: a vision model gets the prompt's image parts as images (decoded from their data URLs;
 ``MissingImages`` when one does not decode). A text-only model gets each image part replaced by
@@ -60,9 +62,10 @@ def encode_example(bundle: ModelBundle, example: Example, max_tokens: int) -> En
     """The whole conversation (prompt + reply) with the loss mask on the reply; see the module
     docstring for images and length."""
     where = f"sample {example.sample.episode} step {example.sample.step}"
-    out = _apply(bundle, model_messages(bundle, example.messages, where), generation_prompt=False)
+    messages = model_messages(bundle, example.messages, where)
+    out = _apply(bundle, messages, generation_prompt=False)
     ids = out.pop("input_ids")[0]
-    mask = out.pop("assistant_masks")[0].bool()
+    mask = reply_mask(bundle, messages, ids, where)
     if not mask.any():
         raise ModelMismatch(f"{where}: the chat template marked no token as the model's reply")
     encoded = Encoded(
@@ -138,8 +141,54 @@ def _apply(bundle: ModelBundle, messages: list[Message], *, generation_prompt: b
         return_dict=True,
         return_tensors="pt",
         add_generation_prompt=generation_prompt,
-        return_assistant_tokens_mask=not generation_prompt,
     )
+
+
+def reply_mask(
+    bundle: ModelBundle, messages: list[Message], ids: torch.Tensor, where: str
+) -> torch.Tensor:
+    """Which of ``ids`` (the encoder's tokens) the template marks as the model's.
+
+    Taken from the tokenizer's rendering, where each image is still one placeholder token, and
+    stretched over each image's expanded tokens (never the model's). The processor's own mask
+    cannot be trusted: before transformers 5.24 it does not shift the template's character
+    spans past the expanded image tokens, and comes out empty or misplaced."""
+    plain: Any = bundle.tokenizer.apply_chat_template(
+        messages, tokenize=True, return_dict=True, return_assistant_tokens_mask=True
+    )
+    image_token = getattr(bundle.processor, "image_token", None)
+    image_id: Any = (
+        None if image_token is None else bundle.tokenizer.convert_tokens_to_ids(image_token)
+    )
+    marks = _stretch(plain["input_ids"], plain["assistant_masks"], ids.tolist(), image_id)
+    if marks is None:
+        raise ModelMismatch(
+            f"{where}: the tokenizer and the processor tokenize this conversation differently "
+            "(beyond expanding images), so the reply's tokens cannot be found"
+        )
+    return torch.tensor(marks, dtype=torch.bool)
+
+
+def _stretch(
+    plain: list[int], marks: list[int], expanded: list[int], image_id: int | None
+) -> list[int] | None:
+    """``marks`` (one per ``plain`` token) laid over ``expanded``, where each ``image_id`` of
+    ``plain`` became a run of them; None when the two differ otherwise."""
+    out: list[int] = []
+    at = 0
+    for token, mark in zip(plain, marks, strict=True):
+        if token == image_id:
+            run = at
+            while run < len(expanded) and expanded[run] == image_id:
+                run += 1
+            out.extend([0] * (run - at))
+            at = run
+        elif at < len(expanded) and expanded[at] == token:
+            out.append(mark)
+            at += 1
+        else:
+            return None
+    return out if at == len(expanded) else None
 
 
 def _cut_left(bundle: ModelBundle, e: Encoded, cut: int, where: str, limit: int) -> Encoded:
