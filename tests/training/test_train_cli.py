@@ -43,6 +43,7 @@ def test_train_prints_its_result_as_the_last_json_line(
     result = json.loads(output.strip().splitlines()[-1])
     assert result["steps"] == 2 and result["loss_first"] > 0 and result["samples_per_s"] > 0
     assert Path(result["checkpoint"]).name == "step-000002"
+    assert (result["device"], result["dtype"]) == ("cpu", "float32")  # no GPU, no autocast
     lines = (tmp_path / "o" / "metrics.jsonl").read_text().splitlines()
     assert [json.loads(line)["step"] for line in lines] == [1, 2]
 

@@ -24,7 +24,7 @@ import json
 import time
 from collections.abc import Callable
 from contextlib import nullcontext
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +79,8 @@ class TrainResult:
     samples: int
     seconds: float
     checkpoint: str | None  # the newest checkpoint directory
+    device: str = "cpu"  # where it trained (cpu, cuda, cuda:1...)
+    dtype: str = "float32"  # the compute dtype: bfloat16 under autocast, else float32
 
     @property
     def tokens_per_s(self) -> float:
@@ -94,6 +96,7 @@ class TrainResult:
             "tokens": self.tokens, "samples": self.samples, "seconds": round(self.seconds, 3),
             "samples_per_s": round(self.samples_per_s, 3),
             "tokens_per_s": round(self.tokens_per_s, 1), "checkpoint": self.checkpoint,
+            "device": self.device, "dtype": self.dtype,
         }  # fmt: skip
 
 
@@ -147,7 +150,8 @@ def train(
             bar.update(task, advance=1, description=f"{config.mode} loss {line['loss']:.4f}")
             if on_step is not None:
                 on_step(line)
-    return _result(out, tokens, samples, time.perf_counter() - began, newest)
+    result = _result(out, tokens, samples, time.perf_counter() - began, newest)
+    return replace(result, device=str(device), dtype=str(_dtype(config, device)).split(".")[-1])
 
 
 def _step(
@@ -262,12 +266,19 @@ def _device(config: TrainConfig) -> torch.device:
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
-def _autocast(config: TrainConfig, device: torch.device) -> Any:
-    """bfloat16 autocast on a GPU that has it (weights and optimizer stay float32)."""
+def _dtype(config: TrainConfig, device: torch.device) -> torch.dtype:
+    """bfloat16 on a GPU that has it (unless ``bf16`` says otherwise), else float32."""
     if device.type != "cuda":
-        return nullcontext()
+        return torch.float32
     use = torch.cuda.is_bf16_supported() if config.bf16 is None else config.bf16
-    return torch.autocast("cuda", dtype=torch.bfloat16, enabled=use)
+    return torch.bfloat16 if use else torch.float32
+
+
+def _autocast(config: TrainConfig, device: torch.device) -> Any:
+    """bfloat16 autocast where ``_dtype`` says (weights and optimizer stay float32)."""
+    if _dtype(config, device) is not torch.bfloat16:
+        return nullcontext()
+    return torch.autocast("cuda", dtype=torch.bfloat16)
 
 
 def _with_lora(model: Any, rank: int) -> Any:
