@@ -114,12 +114,16 @@ def find_task(task: str | Task, tasks: str | None = None, *, qa: bool = False) -
 
 
 def default_spec(task_id: str) -> str:
-    """Where an id is found without ``tasks``: ``miniwob.NAME`` in MiniWoB++, ``SITE.NAME``
-    on that built-in site; an id with a colon is a spec itself (``miniwob:click-test``)."""
+    """Where an id is found without ``tasks``: ``miniwob.NAME`` in MiniWoB++,
+    ``family.NAME.SEED`` in that family, ``SITE.NAME`` on that built-in site; an id with a
+    colon is a spec itself (``miniwob:click-test``)."""
     if ":" in task_id:
         return task_id
     if task_id.startswith("miniwob."):
         return "miniwob:" + task_id.removeprefix("miniwob.")
+    if task_id.startswith("family."):
+        name, _, seed = task_id.removeprefix("family.").rpartition(".")
+        return f"family:{name}:1@{seed}" if seed.isdigit() else "family:" + name
     return "builtin:" + task_id.split(".", 1)[0]
 
 

@@ -12,6 +12,9 @@ A spec is a comma-separated list of sources; each source is ``builtin``, a sites
 site directory, or a ``.json``/``.jsonl`` task file, optionally followed by ``:site1+site2`` to
 keep only some sites. Examples: ``builtin``, ``builtin:shop+wiki``, ``./my_sites``.
 
+``family:NAME[:N][@SEED]`` is N instances of a task family from seed SEED
+(``webdojo.tasks.families``): ``family:shop-cart-pair:200@0``.
+
 ``miniwob`` is MiniWoB++ (``webdojo.tasks.miniwob``): ``miniwob`` selects every task of the
 installed package, ``miniwob:click-test,enter-text`` or ``miniwob:click-test+enter-text``
 some; the task names after ``miniwob:`` run up to the next part that is not a bare name
@@ -40,6 +43,7 @@ from webdojo.tasks.task_file import bulk, describe, iter_tasks
 
 BUILTIN = "builtin"
 MINIWOB = "miniwob"  # MiniWoB++ from the installed package (webdojo.tasks.miniwob)
+FAMILY = "family"  # instances of task families (webdojo.tasks.families)
 M = TypeVar("M", SiteInfo, Task)
 
 
@@ -95,6 +99,11 @@ def load_spec(spec: str) -> TaskSet:
 
             names = source.partition(":")[2].replace(",", "+").split("+")
             result.merge(load_miniwob([n for n in names if n]))
+            continue
+        if source == FAMILY or source.startswith(FAMILY + ":"):
+            from webdojo.tasks.families.spec import family_tasks  # they build on this module
+
+            result.merge(TaskSet(tasks=family_tasks(source)))
             continue
         path_part, _, site_part = source.partition(":")
         loaded = load_source(path_part)

@@ -1,0 +1,7 @@
+"""Task families on the built-in login site (none yet)."""
+
+from __future__ import annotations
+
+from webdojo.tasks.families.family import Family
+
+FAMILIES: list[Family] = []

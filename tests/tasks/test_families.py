@@ -1,0 +1,88 @@
+"""Task families: every family is large, its instances distinct and drawn by seed, and the
+instances sampled from across each family pass their reference solution and fail every wrong
+one in real Chromium (``check_sites``, what ``webdojo sites check family:...`` runs)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from e2e.cli_process import last_json, webdojo
+from webdojo.checks.sites import check_sites
+from webdojo.environment.make import default_spec
+from webdojo.errors import TaskFileError, UnknownTask
+from webdojo.tasks.families.registry import families
+from webdojo.tasks.loader import load_spec
+
+MIN_INSTANCES = 1000
+SAMPLED = 2  # instances per family replayed in the browser: from the start and the end
+
+
+def test_every_family_has_a_thousand_distinct_instances() -> None:
+    assert len(families()) >= 1
+    for family in families().values():
+        assert family.size >= MIN_INSTANCES, family.name
+        seeds = range(0, family.size, max(1, family.size // 500))
+        assert len({family.params(s) for s in seeds}) == len(seeds), family.name
+        texts = {family.instance(s).instruction for s in seeds}
+        assert len(texts) == len(seeds), f"{family.name}: instances that read the same"
+
+
+def test_seeds_pick_a_fixed_permutation_of_the_instances() -> None:
+    family = next(iter(families().values()))
+    assert family.params(7) == family.params(7)  # the same seed is the same instance
+    assert sorted(family.index_of(s) for s in range(family.size)) == list(range(family.size))
+    task = family.instance(3)
+    assert task.id == f"family.{family.name}.3" and f"family:{family.name}" in task.tags
+    assert task.meta["seed"] == 3 and task.verifier is not None and task.wrong_solutions
+
+
+def test_a_family_spec_selects_a_seed_range() -> None:
+    name = next(iter(families()))
+    tasks = load_spec(f"family:{name}:5@40").tasks
+    assert [t.id for t in tasks] == [f"family.{name}.{s}" for s in range(40, 45)]
+    assert len(load_spec(f"family:{name}").tasks) == 100
+    both = load_spec(f"family:{name}:3@0,family:{name}:3@3").tasks
+    assert len({t.id for t in both}) == 6  # disjoint ranges: disjoint instances
+    assert default_spec(f"family.{name}.12") == f"family:{name}:1@12"
+
+
+@pytest.mark.parametrize(
+    ("spec", "error"),
+    [
+        ("family:no-such-family", UnknownTask),
+        ("family:shop-cart-pai", UnknownTask),  # the close names are offered
+        ("family:shop-cart-pair:0", TaskFileError),
+        ("family:shop-cart-pair:10@20339", TaskFileError),  # past the last seed
+        ("family:Shop!", TaskFileError),
+    ],
+)
+def test_bad_family_specs_are_clear_errors(spec: str, error: type[Exception]) -> None:
+    with pytest.raises(error) as caught:
+        load_spec(spec)
+    if spec == "family:shop-cart-pai":
+        assert "shop-cart-pair" in str(caught.value)
+
+
+def test_tasks_families_lists_them_as_json() -> None:
+    result = last_json(webdojo("tasks", "families", "--json"))
+    rows = {row["name"]: row for row in result["families"]}
+    assert set(rows) == set(families())
+    for name, row in rows.items():
+        assert row["instances"] == families()[name].size and row["example"], name
+        assert json.dumps(row)  # plain JSON values
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+async def test_sampled_instances_pass_their_reference_and_fail_their_wrong_solutions() -> None:
+    specs = [f"family:{f.name}:1@{seed}" for f in families().values()
+             for seed in (0, f.size - 1)][: SAMPLED * len(families())]  # fmt: skip
+    report = await check_sites(",".join(specs))
+    problems = [f"{t.task_id}: {t.problems}" for t in report.tasks if not t.ok]
+    problems += [f"{p.site}/{p.page}: {p.problems}" for p in report.pages if not p.ok]
+    assert not problems, "\n".join(problems)
+    assert len(report.tasks) == SAMPLED * len(families())
+    assert all(t.reference_passed and t.wrong_rejected and all(t.wrong_rejected)
+               for t in report.tasks)  # fmt: skip
