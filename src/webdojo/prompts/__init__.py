@@ -8,6 +8,7 @@ template           parse format    observation and reply
 ``browseragent``   browseragent    accessibility tree; ``<think>``, ``<conclusion>``, fenced command
 ``funcall``        funcall         screenshot + accessibility tree; one ``click(element=3)`` call
 ``chat``           funcall         as funcall, append-only: every page and reply stay in the chat
+``compact``        browseragent    pruned accessibility tree, last actions; a bare ``click [4]``
 =================  ==============  ===============================================================
 
 ``get_template(name, **options)`` builds one; options are the template's dataclass fields
@@ -22,6 +23,7 @@ from webdojo.errors import ConfigError
 from webdojo.prompts.append_only import AppendOnlyChatTemplate
 from webdojo.prompts.base import PromptTemplate
 from webdojo.prompts.browseragent import BrowserAgentTemplate
+from webdojo.prompts.compact import CompactTemplate
 from webdojo.prompts.funcall import FuncallTemplate
 from webdojo.prompts.qwen import QwenTemplate, WebGymMemoryTemplate
 
@@ -33,6 +35,7 @@ TEMPLATES: dict[str, type[PromptTemplate]] = {
         BrowserAgentTemplate,
         FuncallTemplate,
         AppendOnlyChatTemplate,
+        CompactTemplate,
     )
 }
 
@@ -54,6 +57,7 @@ __all__ = [
     "TEMPLATES",
     "AppendOnlyChatTemplate",
     "BrowserAgentTemplate",
+    "CompactTemplate",
     "FuncallTemplate",
     "PromptTemplate",
     "QwenTemplate",

@@ -1,0 +1,89 @@
+"""The ``compact`` template: bare commands that parse back, a pruned tree, and MiniWoB++ steps
+of a few hundred tokens, solved by the scripted teacher in its syntax (real Chromium)."""
+
+from __future__ import annotations
+
+import pytest
+from policy_builders import make_obs, make_step
+
+from webdojo.actions import Click, Scroll, Select, Stop, Type
+from webdojo.observation import ErrorInfo
+from webdojo.policies.scripted import ScriptedPolicy
+from webdojo.prompts import get_template
+from webdojo.rollout.env_client import InProcessEnv
+from webdojo.rollout.episode import EpisodeSpec, run_episode
+from webdojo.sites.server import SiteServer
+from webdojo.store.run_store import RunStore
+from webdojo.tasks.loader import load_spec
+from webdojo.training.processing import train_tokenizer
+
+TREE = """RootWebArea 'Select YM2l8 and click Submit.'
+StaticText 'Select YM2l8 and click Submit.'
+[0] checkbox 'TVkEpYW' checked: false
+StaticText 'TVkEpYW'
+[1] button 'Submit'"""
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        Click(element=4),
+        Type(element=2, text="Thaddeus", enter=False),
+        Select(element=3, option="Blue"),
+        Scroll(direction="down"),
+        Stop(answer="42"),
+    ],
+)
+def test_replies_are_bare_commands_that_parse_back(action) -> None:
+    template = get_template("compact")
+    text = template.render(action)
+    assert "\n" not in text and "<think>" not in text and "`" not in text
+    assert template.parse(text).action == action
+
+
+def test_the_tree_drops_labels_that_repeat_their_element_and_is_capped(task) -> None:
+    template = get_template("compact", max_tree_lines=3)
+    page = template.page(make_obs(axtree=TREE))
+    assert page.splitlines() == [
+        "RootWebArea 'Select YM2l8 and click Submit.'",
+        "[0] checkbox 'TVkEpYW' checked: false",
+        "[1] button 'Submit'",
+        "...",
+    ]
+
+
+def test_the_last_actions_and_their_errors_are_told(task) -> None:
+    template = get_template("compact", last_actions=2)
+    history = [make_step(n, f"click [{n}]", Click(element=n)) for n in range(4)]
+    failed = ErrorInfo(code="unknown_element", message="no element 9", fault="agent")
+    obs = make_obs(axtree=TREE, last_error=failed)
+    (system, user) = template.build_messages(task, obs, history, None)
+    assert system["content"] == template.system_prompt() and len(system["content"]) < 400
+    done = user["content"].splitlines()[-1]
+    assert done == "Done: click [2]; click [3] (failed: unknown_element)"
+
+
+@pytest.mark.browser
+async def test_miniwob_steps_fit_in_a_few_hundred_tokens_and_the_teacher_solves_them(
+    tmp_path,
+) -> None:
+    tasks = load_spec("miniwob:click-test+click-button+enter-text+focus-text+click-checkboxes")
+    template = get_template("compact")
+    teacher = ScriptedPolicy(template=template)
+    prompts: list[str] = []
+    with SiteServer(tasks.sites) as server, RunStore(tmp_path) as store:
+        env = InProcessEnv(server)
+        try:
+            for task in tasks.tasks:
+                spec = EpisodeSpec(task=task, key=task.id, max_steps=task.max_steps, seed=7)
+                record = await run_episode(env, teacher, spec, store)
+                assert record.success, (task.id, record.error)
+                session, obs = await env.open(task, template.observation_options(), seed=7)
+                messages = template.build_messages(task, obs, [], None)
+                prompts.append("\n".join(m["content"] for m in messages))
+                await session.aclose()
+        finally:
+            await env.aclose()
+    tokenizer = train_tokenizer(prompts * 20)
+    lengths = [len(tokenizer.encode(p)) for p in prompts]
+    assert max(lengths) < 400, lengths
