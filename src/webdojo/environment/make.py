@@ -114,13 +114,14 @@ def find_task(task: str | Task, tasks: str | None = None, *, qa: bool = False) -
 
 
 def default_spec(task_id: str) -> str:
-    """Where an id is found without ``tasks``: ``miniwob.NAME`` in MiniWoB++,
+    """Where an id is found without ``tasks``: ``miniwob.NAME[.SEED]`` in MiniWoB++,
     ``family.NAME.SEED`` in that family, ``SITE.NAME`` on that built-in site; an id with a
     colon is a spec itself (``miniwob:click-test``)."""
     if ":" in task_id:
         return task_id
     if task_id.startswith("miniwob."):
-        return "miniwob:" + task_id.removeprefix("miniwob.")
+        name, _, seed = task_id.removeprefix("miniwob.").rpartition(".")
+        return f"miniwob:{name}:1@{seed}" if name and seed.isdigit() else "miniwob:" + task_id[8:]
     if task_id.startswith("family."):
         name, _, seed = task_id.removeprefix("family.").rpartition(".")
         return f"family:{name}:1@{seed}" if seed.isdigit() else "family:" + name

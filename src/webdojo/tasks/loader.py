@@ -17,7 +17,8 @@ keep only some sites. Examples: ``builtin``, ``builtin:shop+wiki``, ``./my_sites
 
 ``miniwob`` is MiniWoB++ (``webdojo.tasks.miniwob``): ``miniwob`` selects every task of the
 installed package, ``miniwob:click-test,enter-text`` or ``miniwob:click-test+enter-text``
-some; the task names after ``miniwob:`` run up to the next part that is not a bare name
+some, ``miniwob:click-test+enter-text:200@0`` 200 fixed-seed instances of each (page seeds
+0..199); the task names after ``miniwob:`` run up to the next part that is not a bare name
 (``builtin``, ``miniwob``, a path) or names an existing file or directory.
 
 A task file holds tasks, not sites: once a spec is resolved, each task on a local site the set
@@ -97,8 +98,8 @@ def load_spec(spec: str) -> TaskSet:
         if source == MINIWOB or source.startswith(MINIWOB + ":"):
             from webdojo.tasks.miniwob import load_miniwob  # it builds on this module
 
-            names = source.partition(":")[2].replace(",", "+").split("+")
-            result.merge(load_miniwob([n for n in names if n]))
+            names, count, seed = _instances(source.partition(":")[2])
+            result.merge(load_miniwob(names, count, seed))
             continue
         if source == FAMILY or source.startswith(FAMILY + ":"):
             from webdojo.tasks.families.spec import family_tasks  # they build on this module
@@ -165,6 +166,18 @@ def _spec_parts(spec: str) -> list[str]:
         else:
             parts.append(part)
     return parts
+
+
+def _instances(rest: str) -> tuple[list[str], int | None, int]:
+    """``click-test+enter-text[:N][@SEED]`` -> (names, N or None, SEED)."""
+    match = re.fullmatch(r"(?P<names>[^:@]*)(?::(?P<count>\d+))?(?:@(?P<seed>\d+))?", rest)
+    if match is None:
+        raise TaskFileError(f"miniwob:{rest}: expected miniwob:NAME[+NAME...][:N][@SEED]")
+    names = [n for n in match["names"].replace(",", "+").split("+") if n]
+    count = None if match["count"] is None and match["seed"] is None else int(match["count"] or 1)
+    if count is not None and (count < 1 or not names):
+        raise TaskFileError(f"miniwob:{rest}: name the tasks, and N must be at least 1")
+    return names, count, int(match["seed"] or 0)
 
 
 def _bare_name(part: str) -> bool:

@@ -89,10 +89,13 @@ INSTRUCTION = (
 )
 
 
-def load_miniwob(names: list[str] | None = None) -> TaskSet:
+def load_miniwob(
+    names: list[str] | None = None, count: int | None = None, first_seed: int = 0
+) -> TaskSet:
     """The MiniWoB++ tasks (all when ``names`` is None or empty), with the site that serves
-    them. ``MissingDependency`` when ``miniwob`` is not installed; ``TaskFileError`` for a name
-    the package does not have."""
+    them; with ``count``, ``count`` instances of each from page seed ``first_seed`` on
+    (``miniwob_instance``) instead. ``MissingDependency`` when ``miniwob`` is not installed;
+    ``TaskFileError`` for a name the package does not have."""
     root = env.html_dir()
     known = env.task_names(root)
     wanted = list(dict.fromkeys(names)) if names else known
@@ -101,8 +104,13 @@ def load_miniwob(names: list[str] | None = None) -> TaskSet:
         hints = [f"{n} (did you mean {', '.join(close)}?)" if (close := _close(n, known)) else n
                  for n in unknown]  # fmt: skip
         raise TaskFileError(f"no such MiniWoB++ task(s): {'; '.join(hints)}")
+    tasks = (
+        [miniwob_task(n) for n in wanted]
+        if count is None
+        else [miniwob_instance(n, s) for n in wanted for s in range(first_seed, first_seed + count)]
+    )
     return TaskSet(
-        tasks=[miniwob_task(n) for n in wanted],
+        tasks=tasks,
         sites={env.SITE: Site(info=site_info(wanted), path=root, inject=env.page_script())},
     )
 
@@ -120,6 +128,20 @@ def miniwob_task(name: str) -> Task:
         step_cap=LONG_STEP_CAP if name in LONG_TASKS else STEP_CAP,
         tags=["miniwob"],
         meta={"miniwob_task": name},
+    )
+
+
+def miniwob_instance(name: str, seed: int) -> Task:
+    """One instance of a MiniWoB++ task: its page with a fixed seed (every episode draws the
+    same instruction and layout), id ``miniwob.<name>.<seed>``. Disjoint seed ranges are how
+    training and held-out instances are split (``--tasks miniwob:click-test:200@0``)."""
+    task = miniwob_task(name)
+    return task.model_copy(
+        update={
+            "id": f"{task.id}.{seed}",
+            "start_url": env.page_path(name).replace("{seed}", str(seed)),
+            "meta": {**task.meta, "seed": seed},
+        }
     )
 
 
