@@ -3,7 +3,9 @@
     python scripts/gym_check_all.py [--only PREFIX] [--json]
 
 Prints one line per id that fails and a summary; exit 1 if any failed. The test suite checks
-one task per built-in site and three MiniWoB++ tasks (tests/environment/test_gym.py).
+one task per built-in site and five MiniWoB++ tasks (tests/environment/test_gym.py). Pages
+drawn by wall-clock timers (chase-circle's moving circle, stock-market's ticker) can differ
+between two runs of one seed: their content depends on how long the reset took.
 """
 
 from __future__ import annotations

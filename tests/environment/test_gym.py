@@ -74,6 +74,21 @@ def test_gymnasium_check_env_passes(env_id: str) -> None:
         env.close()
 
 
+# Their first observation depended on when the episode's images arrived (the email icons,
+# jQuery UI's close button); tests/envs/test_miniwob_browser.py checks that they are drawn.
+LATE_IMAGES = ["webdojo/miniwob.email-inbox-delete", "webdojo/miniwob.click-dialog"]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("env_id", LATE_IMAGES)
+def test_check_env_passes_where_the_episode_draws_images(env_id: str) -> None:
+    env = gym.make(env_id)
+    try:
+        check_env(env.unwrapped)
+    finally:
+        env.close()
+
+
 @pytest.mark.browser
 def test_an_episode_through_gymnasium_make() -> None:
     env = gym.make("webdojo/login.account-id")

@@ -4,14 +4,16 @@ the scripted solvers against the random policy."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from webdojo.actions import Scroll
 from webdojo.envs import miniwob as env
 from webdojo.history import Decision, Step
-from webdojo.observation import AxTreeMode, Observation, ObservationOptions
+from webdojo.observation import AxTreeMode, ImageFormat, Observation, ObservationOptions
 from webdojo.policies.miniwob import SOLVERS, page_of
 from webdojo.policies.random_policy import RandomPolicy
 from webdojo.policies.scripted import ScriptedPolicy
@@ -47,6 +49,21 @@ async def test_a_seed_draws_the_same_instance_and_no_start_click_is_needed(
     # the page's time limit is lifted, and its countdown (text the clock changes) stopped
     assert "no limit" in (first.axtree or "") and "86400" not in (first.axtree or "")
     assert not first.page_done
+
+
+async def test_the_first_observation_shows_the_images_the_episode_draws(
+    miniwob: TaskSet, miniwob_env: InProcessEnv
+) -> None:
+    # the dialog is drawn by the episode; its "x" is a sprite (a CSS image) that used to
+    # arrive after the load event, so reset mostly showed an empty close button
+    options = ObservationOptions(elements=True, image_format=ImageFormat.PNG)
+    session, obs = await miniwob_env.open(miniwob_task("click-dialog"), options, seed=3)
+    await session.aclose()
+    box = next(e.box for e in obs.elements or [] if e.name == "Close")
+    assert obs.screenshot is not None
+    with Image.open(io.BytesIO(obs.screenshot)) as image:
+        button = image.convert("L").crop((box.x, box.y, box.x + box.width, box.y + box.height))
+        assert button.getextrema()[0] < 100  # the dark "x", not only the button's grey
 
 
 def _specs(tasks: list[Task], repeats: int) -> list[EpisodeSpec]:

@@ -11,7 +11,9 @@ serves gets ``page_script()`` appended, which, inside the page:
 * seeds the task generator with ``Math.seedrandom(seed)``, ``seed`` from the ``?seed=`` query
   (the task's start URL carries ``{seed}``, which the env replaces with the episode's seed);
 * starts the episode as the package's environment does (``core.startEpisodeReal()``), so the
-  agent never clicks the START cover;
+  agent never clicks the START cover; it does so at DOMContentLoaded, after the page's own
+  ``onload``, so that the images the episode draws hold the load event that reset waits for
+  (otherwise two resets with one seed could show different icons);
 * lifts the page's own time limit (``core.EPISODE_MAX_TIME``, 7-30 s) to ``TIME_LIMIT_MS``,
   so that a slow agent (a model taking seconds per step) is ended by the step cap, not by
   wall time; the time-discounted reward is then practically the raw one;

@@ -1,9 +1,10 @@
 // webdojo's page script for MiniWoB++ task pages, added at the end of every page it serves.
 // It does what the package's own Python environment does through Selenium, inside the page:
-// seed Math.random from ?seed=, start the episode without the START cover, and record how
-// the episode ended in localStorage (read by the verifier from the final state) and in the
-// global the observation reads (the episode ends when the page says it is done). The page's
-// instruction becomes its title, which every observation shows.
+// seed Math.random from ?seed=, start the episode without the START cover (before the load
+// event, so that the load waits for the episode's images), and record how the episode ended
+// in localStorage (read by the verifier from the final state) and in the global the
+// observation reads (the episode ends when the page says it is done). The page's instruction
+// becomes its title, which every observation shows.
 (function () {
   var KEY = "__STORAGE_KEY__";
   var TIME_LIMIT_MS = __TIME_LIMIT_MS__;
@@ -48,6 +49,18 @@
     try { document.title = core.getUtterance(); } catch (e) { /* a page without #query */ }
   }
 
-  // registered after the page's window.onload (set in its <head>), so it runs after it
-  window.addEventListener("load", start);
+  // The episode starts at DOMContentLoaded, not at load: the page's own onload (set in its
+  // <head>) runs first, here, once. The images of what genProblem draws (email-inbox's icons,
+  // jQuery UI's close button...) are then requested before the load event, which waits for
+  // them, and so does reset: its first observation no longer shows whichever had arrived.
+  function begin() {
+    var onload = window.onload;
+    window.onload = null;
+    if (typeof onload === "function") {
+      try { onload.call(window, new Event("load")); } catch (e) { reportError(e); }
+    }
+    start();
+    void document.body.offsetHeight; // style now, so CSS url() images are requested now
+  }
+  document.addEventListener("DOMContentLoaded", begin);
 })();
