@@ -107,6 +107,9 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
         "tasks",
     ),
     "checks": (*CORE, "browser", "policies", "rollout", "sites", "store", "tasks"),
+    # `train loop`: a program above training and eval (rolls out, judges, selects, trains, scores)
+    "loop": (*CORE, "asgi", "eval", "judges", "policies", "prompts", "rollout", "store", "tasks",
+             "training"),  # fmt: skip
     # suites, statistics, the manifest and the eval job: above the rollout and the judges
     "eval": (
         *CORE,
@@ -157,6 +160,7 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
         "envs",
         "eval",
         "judges",
+        "loop",
         "models",
         "policies",
         "rollout",

@@ -1,10 +1,10 @@
-"""``webdojo train loop``: a thin shell over ``webdojo.training.loop``."""
+"""``webdojo train loop``: a thin shell over ``webdojo.loop``."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -12,70 +12,82 @@ from rich.markup import escape
 from rich.table import Table
 
 from webdojo.errors import WebdojoError
-from webdojo.training.loop_config import LoopConfig
-from webdojo.training.loop_report import LoopReport, pct
+from webdojo.loop.config import RULES, LoopConfig
+from webdojo.loop.report import LoopReport, pct, with_ci
+from webdojo.loop.splits import load_splits
 from webdojo.training.selection import BcSettings
 
 console = Console(soft_wrap=True)  # with --json, the JSON object is still the last stdout line
 errors = Console(stderr=True, soft_wrap=True)
 
+Spec = Annotated[
+    str | None, typer.Option(help="held-out instances, e.g. miniwob:click-test:50@1000")
+]
+
 
 def loop_command(
     model: Annotated[str, typer.Option(help="tiny | tiny-vl | a model directory")] = "tiny",
     out: Annotated[Path, typer.Option(help="where every stage writes")] = Path("runs/loop"),
-    template: Annotated[str, typer.Option(help="prompt template")] = "browseragent",
-    tasks: Annotated[str, typer.Option(help="task set")] = "builtin",
-    iterations: Annotated[int, typer.Option(min=1, help="roll out, judge, select, update")] = 2,
-    train_tasks: Annotated[int, typer.Option(min=1, help="tasks trained on")] = 12,
-    held_out: Annotated[int, typer.Option(min=0, help="tasks only evaluated")] = 6,
+    template: Annotated[str, typer.Option(help="prompt template")] = "compact",
+    tasks: Annotated[str, typer.Option(help="training tasks or instances")] = "builtin",
+    heldout: Spec = None,
+    heldout_ood: Annotated[
+        str | None, typer.Option(help="held-out tasks of other kinds (out of distribution)")
+    ] = None,
+    rounds: Annotated[int, typer.Option(min=0, help="on-policy rounds after round 0 (BC)")] = 2,
+    rule: Annotated[str, typer.Option(help=f"on-policy selection: {', '.join(RULES)}")] = "rft",
+    group_size: Annotated[int, typer.Option(min=1, help="rollouts per instance per round")] = 4,
+    train_tasks: Annotated[
+        int, typer.Option(min=1, help="without --heldout: tasks trained on")
+    ] = 12,
+    held_out: Annotated[
+        int, typer.Option(min=0, help="without --heldout: tasks only evaluated")
+    ] = 6,
     max_steps: Annotated[int, typer.Option(min=2, help="step cap per episode")] = 6,
-    train_steps: Annotated[int, typer.Option(min=1, help="updates per iteration")] = 120,
+    train_steps: Annotated[int, typer.Option(min=1, help="updates per round")] = 120,
     batch_size: Annotated[int, typer.Option(min=1)] = 4,
     lr: Annotated[float, typer.Option(help="learning rate")] = 3e-3,
     power: Annotated[float, typer.Option(help="bc: recency bias power")] = 1.0,
-    last_k: Annotated[int, typer.Option(min=1, help="bc: iterations in the buffer")] = 4,
+    last_k: Annotated[int, typer.Option(min=1, help="bc: rounds in the buffer")] = 4,
     serve: Annotated[str, typer.Option(help="auto | vllm | transformers (in-process)")] = "auto",
     seed: Annotated[int, typer.Option()] = 0,
+    random_baseline: Annotated[
+        bool, typer.Option(help="score the random policy on the held-out instances too")
+    ] = True,
+    resume: Annotated[bool, typer.Option(help="go on after OUT's last finished round")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON last")] = False,
 ) -> None:
-    """WebGym's synchronous loop: serve the model, roll out, judge, select (filtered BC),
-    update, repeat; success before and after on training and held-out tasks."""
-    config = LoopConfig(
-        out=out,
-        model=model,
-        template=template,
-        tasks=tasks,
-        train_tasks=train_tasks,
-        held_out=held_out,
-        iterations=iterations,
-        max_steps=max_steps,
-        train_steps=train_steps,
-        batch_size=batch_size,
-        lr=lr,
-        bc=BcSettings(power=power, last_k=last_k, seed=seed),
-        serve=serve,
-        seed=seed,
-    )
+    """A learning run: the teacher's demonstrations (round 0, behaviour cloning), then on-policy
+    rounds (roll out, judge, select, update); every round scored on held-out instances with
+    95% intervals, against the random policy on the same instances."""
+    options: dict[str, Any] = dict(locals())
+    as_json = options.pop("as_json")
+    bc = BcSettings(power=options.pop("power"), last_k=options.pop("last_k"), seed=seed)
+    config = LoopConfig(**options, bc=bc)
     try:
-        config.check()  # before torch's import: a wrong flag answers at once
-        from webdojo.training.loop import run_loop  # torch: only when training
+        config.check()  # before torch's import: a wrong flag or split answers at once
+        splits = load_splits(config)
+        from webdojo.loop.run import run_loop  # torch: only when training
 
-        report = run_loop(config, say=lambda line: console.print(escape(line)))
+        report = run_loop(config, say=lambda line: console.print(escape(line)), splits=splits)
     except WebdojoError as exc:
         errors.print(f"[red]error[/red] [{exc.code}] {escape(exc.message)}")
         raise typer.Exit(2) from exc
     console.print(_table(report))
-    console.print(f"everything is under {out}; loop.json holds this report")
+    console.print(f"everything is under {out}; loop.json holds this report, loop.html shows it")
     if as_json:
         print(json.dumps(report.to_json()))
 
 
 def _table(report: LoopReport) -> Table:
-    table = Table(title="greedy decoding, before and after training")
-    table.add_column("tasks")
-    for column in ("success before", "success after", "parsed before", "parsed after"):
-        table.add_column(column, justify="right")
-    for split in ("train", "held_out"):
-        rates = (report.before, report.after, report.valid_before, report.valid_after)
-        table.add_row(split, *(pct(r.get(split)) for r in rates))
+    data = report.to_json()
+    table = Table(title="greedy success per round (95% intervals)")
+    for column in ("round", "rule", "training", "held-out", "held-out, other kinds", "kept"):
+        table.add_column(column, justify="left" if column in ("round", "rule") else "right")
+    for r in data["rounds"]:
+        table.add_row(str(r["round"]), r["rule"], pct(r.get("train")),
+                      with_ci(r.get("heldout"), r.get("heldout_ci95")),
+                      with_ci(r.get("heldout_ood"), r.get("heldout_ood_ci95")), str(r["kept"]))  # fmt: skip
+    random = with_ci(data.get("random_heldout"), data.get("random_heldout_ci95"))
+    table.caption = f"random policy on the held-out instances: {random}"
     return table

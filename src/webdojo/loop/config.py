@@ -1,0 +1,81 @@
+"""What ``webdojo train loop`` is asked to do, and the checks made before torch is imported
+(importing it and transformers takes seconds: a wrong flag should not wait for that)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from webdojo.errors import ConfigError
+from webdojo.training.selection import BcSettings
+
+SERVERS = ("auto", "vllm", "transformers")
+RULES = ("bc", "rft", "grpo")  # how an on-policy round selects from its rollouts
+CONFIG_FILE = "loop-config.json"  # what a resumed loop must match
+
+
+@dataclass(frozen=True)
+class LoopConfig:
+    out: Path
+    model: str = "tiny"  # tiny | tiny-vl | a checkpoint or model directory
+    template: str = "compact"  # short prompts: a small model learns from a few hundred tokens
+    tasks: str = "builtin"  # the training tasks, or instances: family:NAME:N@S, miniwob:X:N@S
+    heldout: str | None = None  # held-out instances of the same tasks (in distribution)
+    heldout_ood: str | None = None  # held-out tasks or families (out of distribution)
+    train_tasks: int = 12  # without --heldout: tasks trained on (a seeded shuffle of the set)
+    held_out: int = 6  # without --heldout: tasks never trained on, only evaluated
+    rounds: int = 2  # on-policy rounds after the first (behaviour cloning of the teacher)
+    rule: str = "rft"  # the on-policy rounds' selection
+    group_size: int = 4  # rollouts per training task in an on-policy round (rft/grpo groups)
+    max_steps: int = 6  # cap on steps per episode (generation is the slow part on a CPU)
+    train_steps: int = 120  # optimizer steps per round
+    batch_size: int = 4
+    lr: float = 3e-3
+    context_tokens: int = 2048  # longer prompts lose tokens from the left in training
+    temperature: float = 1.0  # rollouts sample; evaluations are greedy
+    max_tokens: int = 48  # per reply
+    bc: BcSettings = field(default_factory=BcSettings)
+    concurrency: int = 4
+    seed: int = 0
+    serve: str = "auto"  # auto (vLLM when installed and a GPU is there) | vllm | transformers
+    random_baseline: bool = True  # the random policy on the held-out instances, same run
+    resume: bool = False  # go on after the last finished round of ``out``
+    site_port: int = 0  # every run serves the sites here (0: a free port chosen once), so the
+    # URLs a model reads in its prompts are the ones it was trained on
+
+    def check(self) -> None:
+        """ConfigError for a server or rule we do not know, or an ``out`` that is used (and
+        not resumed) or resumed with other settings."""
+        if self.serve not in SERVERS:
+            raise ConfigError(f"--serve {self.serve!r}: choose one of {', '.join(SERVERS)}")
+        if self.rule not in RULES:
+            raise ConfigError(f"--rule {self.rule!r}: choose one of {', '.join(RULES)}")
+        out = Path(self.out)
+        used = out.exists() and any(out.iterdir())
+        if used and not self.resume:
+            raise ConfigError(
+                f"{out} is not empty: choose a new --out, or --resume to go on with that loop"
+            )
+        if used and self.resume:
+            self._check_resumable(out)
+
+    def settings(self) -> dict[str, Any]:
+        """What defines the loop (a resumed one must match): every field but where it runs."""
+        skip = {"out", "resume", "site_port", "rounds"}  # more rounds may be asked on resume
+        return {k: v for k, v in asdict(self).items() if k not in skip}
+
+    def _check_resumable(self, out: Path) -> None:
+        saved = out / CONFIG_FILE
+        if not saved.is_file():
+            raise ConfigError(f"{out} holds no loop to resume ({CONFIG_FILE} is missing)")
+        before = json.loads(saved.read_text(encoding="utf-8"))
+        now = json.loads(json.dumps(self.settings(), default=str))
+        changed = sorted(k for k in now if before.get(k) != now[k])
+        if changed:
+            raise ConfigError(f"--resume with other settings than {out}'s: {', '.join(changed)}")
+
+    def save(self) -> None:
+        path = Path(self.out) / CONFIG_FILE
+        path.write_text(json.dumps(self.settings(), default=str, indent=2) + "\n", encoding="utf-8")

@@ -1,0 +1,50 @@
+"""``DIR/loop.html``: the loop's report as a page: the learning curve and a table of rounds.
+
+A static file (the plot beside it, no script), so it opens from disk and from CI artifacts.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Any
+
+from webdojo.loop.report import with_ci
+
+SETS = (("train", "training"), ("heldout", "held-out"), ("heldout_ood", "held-out, other kinds"))
+STYLE = """body{font-family:system-ui,sans-serif;margin:2rem;color:#111827}
+table{border-collapse:collapse;margin-top:1rem}td,th{border:1px solid #d1d5db;padding:.3rem .6rem;
+text-align:right}th:first-child,td:first-child{text-align:left}img{max-width:100%}"""
+
+
+def write_loop_page(out: Path, report: dict[str, Any], plot: str) -> Path:
+    sets = [(key, label) for key, label in SETS if any(r.get(key) is not None
+                                                      for r in report["rounds"])]  # fmt: skip
+    head = ["round", "rule", *(label for _, label in sets), "rollouts", "kept", "loss"]
+    rows = [_row(r, sets) for r in report["rounds"]]
+    random = with_ci(report.get("random_heldout"), report.get("random_heldout_ci95"))
+    body = [
+        "<h1>webdojo train loop</h1>",
+        f"<p>Greedy success per round, 95% bootstrap intervals over instances. The random "
+        f"policy on the held-out instances: <strong>{html.escape(random)}</strong>. Instances: "
+        f"{html.escape(', '.join(f'{k} {v}' for k, v in report.get('instances', {}).items()))}."
+        f" {report.get('seconds', 0):.0f} s in all.</p>",
+        f'<img src="{html.escape(plot)}" alt="success per round and loss per update">',
+        "<table><thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>",
+        "</thead><tbody>" + "".join(rows) + "</tbody></table>",
+    ]
+    page = "<!doctype html><meta charset=utf-8><title>webdojo train loop</title>"
+    out.write_text(f"{page}<style>{STYLE}</style>{''.join(body)}\n", encoding="utf-8")
+    return out
+
+
+def _row(r: dict[str, Any], sets: list[tuple[str, str]]) -> str:
+    loss = (
+        "no update"
+        if r.get("loss_last") is None
+        else f"{r['loss_first']:.3f} → {r['loss_last']:.3f}"
+    )
+    rollout = r.get("rollout_success")
+    cells = [str(r["round"]), r["rule"], *(with_ci(r.get(k), r.get(f"{k}_ci95")) for k, _ in sets),
+             "" if rollout is None else f"{rollout:.0%}", str(r.get("kept", "")), loss]  # fmt: skip
+    return "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>"

@@ -1,0 +1,126 @@
+"""``webdojo train loop``: a learning run on MiniWoB++ instances, for real, kept small.
+
+The teacher's demonstrations, the tiny model served behind the OpenAI protocol, rollouts in
+headless Chromium, the programmatic judge, ``select``, the trainer, and every round scored on
+held-out instances with ``eval``'s intervals, beside the random policy. What the numbers are
+does not matter here (a model this small, trained this briefly); that every stage ran, wrote
+what the next one reads, and reports in the documented shape does. So does a resumed loop.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from playwright.async_api import async_playwright
+
+from e2e.cli_process import last_json, webdojo
+from webdojo.browser.chromium import find_chromium
+from webdojo.store.run_reader import read_run
+from webdojo.store.verdicts import judges_of
+from webdojo.training.samples import read_samples
+from webdojo.training.tiny_models import load_bundle
+
+TRAIN = "miniwob:click-test+click-button:2@0"
+HELDOUT = "miniwob:click-test+click-button:2@5000"
+SMALL = ["--rounds", "1", "--group-size", "1", "--max-steps", "3", "--train-steps", "2",
+         "--batch-size", "2"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def loop_dir(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    out = tmp_path_factory.mktemp("loop") / "run"
+    report = last_json(webdojo("train", "loop", "--tasks", TRAIN, "--heldout", HELDOUT,
+                               "--out", out, *SMALL, "--json"))  # fmt: skip
+    return out, report
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_every_round_is_scored_on_held_out_instances(loop_dir: tuple[Path, dict]) -> None:
+    out, report = loop_dir
+    assert [r["round"] for r in report["rounds"]] == [0, 1]
+    assert [r["rule"] for r in report["rounds"]] == ["bc", "rft"]
+    for row in report["rounds"]:
+        for name in ("train", "heldout"):
+            lo, hi = row[f"{name}_ci95"]
+            assert 0.0 <= lo <= row[name] <= hi <= 1.0, (name, row)
+        assert row["kept"] > 0 and row["loss_last"] > 0 and Path(row["checkpoint"]).is_dir()
+    assert report["instances"] == {"train": 4, "heldout": 4}
+    lo, hi = report["random_heldout_ci95"]
+    assert 0.0 <= lo <= report["random_heldout"] <= hi <= 1.0
+    assert json.loads((out / "loop.json").read_text()) == report
+    assert (out / "loop.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+
+    demos = read_run(out / "demos")
+    assert len(demos.episodes) == 4 and all(e.success for e in demos.episodes.values())
+    rollout = out / "round-1" / "rollout"
+    assert len(read_run(rollout).episodes) == 4 and "programmatic" in judges_of(rollout)
+    held = {e.task_id for e in read_run(out / "round-1" / "eval" / "heldout").episodes.values()}
+    trained = {e.task_id for e in demos.episodes.values()}
+    assert held == {f"miniwob.{p}.{s}" for p in ("click-test", "click-button")
+                    for s in (5000, 5001)} and not held & trained  # fmt: skip
+    assert {s.rule for s in read_samples(out / "round-1" / "selection")} <= {"rft", "sft"}
+    assert load_bundle(Path(report["rounds"][-1]["checkpoint"])).kind == "tiny"
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+async def test_the_page_shows_the_curve_and_a_row_per_round(loop_dir: tuple[Path, dict]) -> None:
+    out, report = loop_dir
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=str(find_chromium()))
+        page = await browser.new_page()
+        await page.goto((out / "loop.html").as_uri())
+        loaded = "() => { const i = document.querySelector('img'); return i.complete && i.naturalWidth > 0; }"
+        assert await page.evaluate(loaded)
+        rows = await page.locator("tbody tr").all_inner_texts()
+        await browser.close()
+    assert len(rows) == len(report["rounds"]) and rows[0].startswith("0\tbc")
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_resumed_loop_keeps_its_rounds_and_adds_more(loop_dir: tuple[Path, dict]) -> None:
+    out, report = loop_dir
+    more = [a if a != "1" or i != 1 else "2" for i, a in enumerate(SMALL)]  # --rounds 2
+    resumed = last_json(webdojo("train", "loop", "--tasks", TRAIN, "--heldout", HELDOUT,
+                                "--out", out, *more, "--resume", "--json"))  # fmt: skip
+    assert resumed["rounds"][:2] == report["rounds"]  # nothing measured is lost or redone
+    assert [r["round"] for r in resumed["rounds"]] == [0, 1, 2]
+    assert resumed["random_heldout"] == report["random_heldout"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--heldout", "miniwob:click-test:3@1"], "shares 1 instances"),
+        (["--heldout", HELDOUT, "--heldout-ood", "miniwob:click-test:2@9000"], "kinds of task"),
+        (["--rule", "ppo"], "choose one of"),
+        (["--serve", "tgi"], "choose one of"),
+        (["--max-steps", "2", "--tasks", "family:shop-cart-pair:2"], "fits --max-steps 2"),
+    ],
+)
+def test_bad_settings_are_refused_before_any_work(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    base = {"--tasks": TRAIN}
+    given = dict(zip(args[::2], args[1::2], strict=True))
+    argv = [a for k, v in (base | given).items() for a in (k, v)]
+    proc = webdojo("train", "loop", "--out", tmp_path / "new", *argv)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+    assert not any((tmp_path / "new").rglob("*.jsonl"))  # no episode was run
+
+
+def test_a_used_directory_is_refused_and_a_resume_must_match(tmp_path: Path) -> None:
+    used = tmp_path / "used"
+    used.mkdir()
+    (used / "loop.json").write_text("{}")
+    proc = webdojo("train", "loop", "--out", used)
+    assert proc.returncode == 2 and "not empty" in proc.stderr
+    proc = webdojo("train", "loop", "--out", used, "--resume")
+    assert proc.returncode == 2 and "no loop to resume" in proc.stderr
+    (used / "loop-config.json").write_text(json.dumps({"model": "tiny", "lr": 0.1}))
+    proc = webdojo("train", "loop", "--out", used, "--resume")
+    assert proc.returncode == 2 and "other settings" in proc.stderr
