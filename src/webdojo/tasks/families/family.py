@@ -15,6 +15,7 @@ group by family.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -25,7 +26,15 @@ from webdojo.tasks.schema import Task
 
 SOURCE = "family"
 ID_PREFIX = "family."
-_STRIDES = (1_000_003, 998_244_353, 2_147_483_647)  # primes: one of them is coprime to any size
+GOLDEN = 0.6180339887498949  # a stride near size/phi sends neighbouring seeds far apart
+
+
+@functools.cache
+def _stride(size: int) -> int:
+    stride = max(1, round(size * GOLDEN))
+    while math.gcd(stride, size) != 1:
+        stride += 1
+    return stride
 
 
 @dataclass(frozen=True)
@@ -57,10 +66,11 @@ class Family:
         return math.prod(len(axis) for axis in self.axes)
 
     def index_of(self, seed: int) -> int:
-        """The combination a seed picks: a fixed permutation of 0..size-1."""
+        """The combination a seed picks: a fixed permutation of 0..size-1. The stride is
+        coprime to the size (so it is a permutation) and near size/phi, so that consecutive
+        seeds land far apart and every parameter varies over a short range of seeds."""
         self.check_seed(seed)
-        stride = next(s for s in _STRIDES if math.gcd(s, self.size) == 1)
-        return (seed * stride + self.size // 3) % self.size
+        return (seed * _stride(self.size) + self.size // 3) % self.size
 
     def params(self, seed: int) -> tuple[Any, ...]:
         """The parameters of instance ``seed`` (mixed radix over the axes)."""
