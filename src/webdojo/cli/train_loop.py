@@ -85,9 +85,14 @@ def _table(report: LoopReport) -> Table:
     for column in ("round", "rule", "training", "held-out", "held-out, other kinds", "kept"):
         table.add_column(column, justify="left" if column in ("round", "rule") else "right")
     for r in data["rounds"]:
-        table.add_row(str(r["round"]), r["rule"], pct(r.get("train")),
-                      with_ci(r.get("heldout"), r.get("heldout_ci95")),
-                      with_ci(r.get("heldout_ood"), r.get("heldout_ood_ci95")), str(r["kept"]))  # fmt: skip
+        table.add_row(
+            str(r["round"]),
+            r["rule"],
+            pct(r.get("train")),
+            with_ci(r.get("heldout"), r.get("heldout_ci95")),
+            with_ci(r.get("heldout_ood"), r.get("heldout_ood_ci95")),
+            str(r["kept"]),
+        )
     random = with_ci(data.get("random_heldout"), data.get("random_heldout_ci95"))
     table.caption = f"random policy on the held-out instances: {random}"
     return table

@@ -18,8 +18,9 @@ text-align:right}th:first-child,td:first-child{text-align:left}img{max-width:100
 
 
 def write_loop_page(out: Path, report: dict[str, Any], plot: str) -> Path:
-    sets = [(key, label) for key, label in SETS if any(r.get(key) is not None
-                                                      for r in report["rounds"])]  # fmt: skip
+    sets = [
+        (key, label) for key, label in SETS if any(r.get(key) is not None for r in report["rounds"])
+    ]
     head = ["round", "rule", *(label for _, label in sets), "rollouts", "kept", "loss"]
     rows = [_row(r, sets) for r in report["rounds"]]
     random = with_ci(report.get("random_heldout"), report.get("random_heldout_ci95"))
@@ -45,6 +46,12 @@ def _row(r: dict[str, Any], sets: list[tuple[str, str]]) -> str:
         else f"{r['loss_first']:.3f} → {r['loss_last']:.3f}"
     )
     rollout = r.get("rollout_success")
-    cells = [str(r["round"]), r["rule"], *(with_ci(r.get(k), r.get(f"{k}_ci95")) for k, _ in sets),
-             "" if rollout is None else f"{rollout:.0%}", str(r.get("kept", "")), loss]  # fmt: skip
+    cells = [
+        str(r["round"]),
+        r["rule"],
+        *(with_ci(r.get(k), r.get(f"{k}_ci95")) for k, _ in sets),
+        "" if rollout is None else f"{rollout:.0%}",
+        str(r.get("kept", "")),
+        loss,
+    ]
     return "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>"

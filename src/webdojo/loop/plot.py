@@ -42,20 +42,26 @@ def _curve(ax: Any, report: dict[str, Any]) -> None:
     rounds = report["rounds"]
     xs = [r["round"] for r in rounds]
     for name, colour in COLOURS.items():
-        points = [(r["round"], r[name], r.get(f"{name}_ci95") or [None, None])
-                  for r in rounds if r.get(name) is not None]  # fmt: skip
+        points = [
+            (r["round"], r[name], r.get(f"{name}_ci95") or [None, None])
+            for r in rounds
+            if r.get(name) is not None
+        ]
         if not points:
             continue
         x, y, ci = zip(*points, strict=True)
         low = [v - (c[0] if c[0] is not None else v) for v, c in zip(y, ci, strict=True)]
         high = [(c[1] if c[1] is not None else v) - v for v, c in zip(y, ci, strict=True)]
-        ax.errorbar(x, y, yerr=[low, high], color=colour, marker="o", capsize=3,
-                    label=LABELS[name])  # fmt: skip
+        ax.errorbar(x, y, yerr=[low, high], color=colour, marker="o", capsize=3, label=LABELS[name])
     lo, hi = report.get("random_heldout_ci95") or [None, None]
     if report.get("random_heldout") is not None and lo is not None and hi is not None:
         ax.axhspan(lo, hi, color="#fca5a5", alpha=0.35, label="random policy (held-out)")
-    ax.set(xlabel="round (0: behaviour cloning)", ylabel="greedy success", ylim=(-0.02, 1.02),
-           title="success per round, 95% intervals")  # fmt: skip
+    ax.set(
+        xlabel="round (0: behaviour cloning)",
+        ylabel="greedy success",
+        ylim=(-0.02, 1.02),
+        title="success per round, 95% intervals",
+    )
     ax.set_xticks(xs)
     ax.legend(fontsize=7, loc="upper left")
 

@@ -58,8 +58,12 @@ class LoopReport:
             for key, value in data.items()
             if key.startswith("random_") and not key.endswith("_ci95")
         }
-        return cls(data.get("rounds", []), random, data.get("instances", {}),
-                   float(data.get("seconds", 0.0)))  # fmt: skip
+        return cls(
+            data.get("rounds", []),
+            random,
+            data.get("instances", {}),
+            float(data.get("seconds", 0.0)),
+        )
 
 
 def pct(rate: float | None) -> str:

@@ -112,8 +112,9 @@ def _round(
     if number > 0:
         rule = config.rule
         sample = stages.pick(splits.train, ROLLOUT_TASKS, config.seed + number)
-        rollout = stages.rollout(config, bundle, sample, here / "rollout", config.temperature,
-                                 repeats=config.group_size)  # fmt: skip
+        rollout = stages.rollout(
+            config, bundle, sample, here / "rollout", config.temperature, repeats=config.group_size
+        )
         runs.append(rollout)
         overall = summarize(rollout).overall
         row |= {"rollout_success": overall.success_rate, "rollout_faults": overall.faults}
@@ -122,8 +123,11 @@ def _round(
     row |= {"rule": rule, "kept": stages.count_samples(selection)}
     if row["kept"]:
         result = stages.update(config, bundle, selection, here / "train", number, rule)
-        row |= {"loss_first": result.loss_first, "loss_last": result.loss_last,
-                "checkpoint": result.checkpoint}  # fmt: skip
+        row |= {
+            "loss_first": result.loss_first,
+            "loss_last": result.loss_last,
+            "checkpoint": result.checkpoint,
+        }
     else:  # every rollout failed the rule or faulted: the model stays as it was
         row |= {"loss_first": None, "loss_last": None, "note": "nothing selected: no update"}
         row["checkpoint"] = _last_checkpoint(runs, out, number)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from webdojo.tasks.families.family import Family, Instance
+from webdojo.tasks.families.steps import STOP, click, select, stored, type_text
 from webdojo.tasks.loader import builtin_root
 
 SITE = "admin"
@@ -100,25 +101,6 @@ def _options(select_id: str) -> tuple[Choice, ...]:
     return tuple(Choice(int(value), label) for value, label in found)
 
 
-def _click(html_id: str) -> dict[str, Any]:
-    return {"type": "click", "target": {"html_id": html_id}}
-
-
-def _type(html_id: str, text: str) -> dict[str, Any]:
-    return {"type": "type", "target": {"html_id": html_id}, "text": text}
-
-
-def _select(html_id: str, option: str) -> dict[str, Any]:
-    return {"type": "select", "target": {"html_id": html_id}, "option": option}
-
-
-def _stored(key: str, path: str, value: Any) -> dict[str, Any]:
-    return {"kind": "storage", "key": key, "path": path, "op": "eq", "value": value}
-
-
-STOP = {"type": "stop"}
-
-
 # --- admin-user-edit ---------------------------------------------------------------------
 
 
@@ -136,13 +118,13 @@ def user_edits() -> tuple[tuple[User, str, str], ...]:
 
 def _edit_steps(user: User, role: str, team: str, save: str = "edit-save") -> list[dict[str, Any]]:
     """Filter the table down to the user, open the edit dialog, change what differs, save."""
-    steps = [_type("user-filter", user.name), _click(f"actions-{user.id}")]
-    steps.append(_click(f"act-edit-{user.id}"))
+    steps = [type_text("user-filter", user.name), click(f"actions-{user.id}")]
+    steps.append(click(f"act-edit-{user.id}"))
     if role != user.role:
-        steps.append(_select("edit-role", role))
+        steps.append(select("edit-role", role))
     if team != user.team:
-        steps.append(_select("edit-team", team))
-    return [*steps, _click(save)]
+        steps.append(select("edit-team", team))
+    return [*steps, click(save)]
 
 
 def _article(word: str) -> str:
@@ -164,9 +146,9 @@ def user_edit(edit: tuple[User, str, str]) -> Instance:
             [*_edit_steps(user, role, wrong_team), STOP],  # the wrong team
         ],
         checks=[
-            _stored("admin.users", f"{user.id}.role", role),
-            _stored("admin.users", f"{user.id}.team", team),
-            _stored("admin.users", f"{user.id}.status", user.status),  # nothing else changed
+            stored("admin.users", f"{user.id}.role", role),
+            stored("admin.users", f"{user.id}.team", team),
+            stored("admin.users", f"{user.id}.status", user.status),  # nothing else changed
         ],
         params={"user": user.id, "role": role, "team": team},
     )
@@ -195,11 +177,11 @@ def reassignments() -> tuple[tuple[Order, User], ...]:
 def _assign_steps(order: Order, user: User, save: str = "assign-save") -> list[dict[str, Any]]:
     """Filter the orders down to the one, open its menu and the reassign dialog, choose, save."""
     return [
-        _type("order-filter", order.id),
-        _click(f"oactions-{order.id}"),
-        _click(f"oact-assign-{order.id}"),
-        _select("assign-select", f"{user.name} ({user.id}, {user.team})"),  # the option's label
-        _click(save),
+        type_text("order-filter", order.id),
+        click(f"oactions-{order.id}"),
+        click(f"oact-assign-{order.id}"),
+        select("assign-select", f"{user.name} ({user.id}, {user.team})"),  # the option's label
+        click(save),
     ]
 
 
@@ -223,8 +205,8 @@ def order_reassign(pair: tuple[Order, User]) -> Instance:
             [*_assign_steps(order, user, save="assign-cancel"), STOP],  # the dialog cancelled
         ],
         checks=[
-            _stored("admin.orders", f"{order.id}.assignee", user.id),
-            _stored("admin.orders", f"{order.id}.status", order.status),  # nothing else changed
+            stored("admin.orders", f"{order.id}.assignee", user.id),
+            stored("admin.orders", f"{order.id}.status", order.status),  # nothing else changed
         ],
         params={"order": order.id, "assignee": user.id},
     )
@@ -238,12 +220,12 @@ def _settings_steps(
 ) -> list[dict[str, Any]]:
     """Fill in the settings form (only the selects that must change) and save it."""
     current = seed_settings()
-    steps = [_type("set-notify-email", email)]
+    steps = [type_text("set-notify-email", email)]
     if timeout.value != current["session_timeout_min"]:
-        steps.append(_select("set-timeout", timeout.label))
+        steps.append(select("set-timeout", timeout.label))
     if retention.value != current["audit_retention_days"]:
-        steps.append(_select("set-retention", retention.label))
-    return [*steps, _click("settings-save")] if save else steps
+        steps.append(select("set-retention", retention.label))
+    return [*steps, click("settings-save")] if save else steps
 
 
 def settings(user: User, timeout: Choice, retention: Choice) -> Instance:
@@ -262,9 +244,9 @@ def settings(user: User, timeout: Choice, retention: Choice) -> Instance:
             [*_settings_steps(user.email, timeout, wrong_retention), STOP],  # wrong retention
         ],
         checks=[
-            _stored("admin.settings", "notify_email", user.email),
-            _stored("admin.settings", "session_timeout_min", timeout.value),
-            _stored("admin.settings", "audit_retention_days", retention.value),
+            stored("admin.settings", "notify_email", user.email),
+            stored("admin.settings", "session_timeout_min", timeout.value),
+            stored("admin.settings", "audit_retention_days", retention.value),
         ],
         params={"email": user.email, "timeout": timeout.value, "retention": retention.value},
     )

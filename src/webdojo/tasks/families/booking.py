@@ -15,6 +15,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from webdojo.tasks.families.family import Family, Instance
+from webdojo.tasks.families.steps import click
 from webdojo.tasks.loader import builtin_root
 
 SITE = "booking"
@@ -62,10 +63,6 @@ def stays() -> tuple[tuple[date, date], ...]:
 PARTIES = tuple(itertools.product((1, 2, 3), (0, 1)))  # (adults, children)
 
 
-def _click(html_id: str) -> dict[str, Any]:
-    return {"type": "click", "target": {"html_id": html_id}}
-
-
 def _long(day: date) -> str:
     return f"{day:%A} {day.day} {day:%B %Y}"
 
@@ -84,11 +81,11 @@ def _search_steps(
     stepper = "adults-inc" if adults > DEFAULT_ADULTS else "adults-dec"
     return [
         {"type": "select", "target": {"html_id": "dest-select"}, "option": dest},
-        _click("date-field"),
-        *(_click(f"day-{day.isoformat()}") for day in stay),
-        *[_click(stepper)] * abs(adults - DEFAULT_ADULTS),
-        *[_click("children-inc")] * children,
-        _click("search-btn"),
+        click("date-field"),
+        *(click(f"day-{day.isoformat()}") for day in stay),
+        *[click(stepper)] * abs(adults - DEFAULT_ADULTS),
+        *[click("children-inc")] * children,
+        click("search-btn"),
         {"type": "stop"},
     ]
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from webdojo.tasks.families.family import Family, Instance
+from webdojo.tasks.families.steps import click, select, type_text
 from webdojo.tasks.loader import builtin_root
 
 SITE = "forms"
@@ -28,14 +29,49 @@ _CHOICE = r'<input type="(?:radio|checkbox)" id="([^"]+)" name="{name}" value="(
 _OPTION = re.compile(r'<option value="([^"]*)">([^<]+)</option>')
 _RATED = re.compile(r'<th scope="row" id="rate-([a-z]+)-label">([^<]+)</th>')
 
-FIRST_NAMES = ("alex", "bea", "carlos", "dana", "eli", "fatima", "gus", "hana", "ivan", "jo",
-               "kemi", "luca")  # fmt: skip
-LAST_NAMES = ("reyes", "okafor", "lindqvist", "moreau", "tanaka", "novak", "quinn", "haddad",
-              "silva", "brennan", "kowalski", "ng")  # fmt: skip
+FIRST_NAMES = (
+    "alex",
+    "bea",
+    "carlos",
+    "dana",
+    "eli",
+    "fatima",
+    "gus",
+    "hana",
+    "ivan",
+    "jo",
+    "kemi",
+    "luca",
+)
+LAST_NAMES = (
+    "reyes",
+    "okafor",
+    "lindqvist",
+    "moreau",
+    "tanaka",
+    "novak",
+    "quinn",
+    "haddad",
+    "silva",
+    "brennan",
+    "kowalski",
+    "ng",
+)
 DOMAINS = ("mailbox.example", "post.example", "inbox.example")
-STREETS = ("Pelham Row", "Quarry Road", "Wharf Lane", "Mill Hill Road", "Harbour Street",
-           "Lantern Way", "Eastmarsh Avenue", "Northgate Close", "Old Mill Lane",
-           "Bayfront Drive", "Cedar Crescent", "Kingfisher Road")  # fmt: skip
+STREETS = (
+    "Pelham Row",
+    "Quarry Road",
+    "Wharf Lane",
+    "Mill Hill Road",
+    "Harbour Street",
+    "Lantern Way",
+    "Eastmarsh Avenue",
+    "Northgate Close",
+    "Old Mill Lane",
+    "Bayfront Drive",
+    "Cedar Crescent",
+    "Kingfisher Road",
+)
 HOUSE_NUMBERS = (3, 7, 12, 18, 24, 31, 45, 56, 68, 82)
 DESCRIPTIONS = {  # two per category, each long enough for the form (10 characters)
     "pothole": ("Deep pothole in the middle of the lane", "The road surface is breaking up"),
@@ -80,18 +116,6 @@ def emails() -> tuple[str, ...]:
     return tuple(f"{FIRST_NAMES[i]}.{LAST_NAMES[j]}@{DOMAINS[(i + j) % 3]}" for i, j in pairs)
 
 
-def _click(html_id: str) -> dict[str, Any]:
-    return {"type": "click", "target": {"html_id": html_id}}
-
-
-def _type(html_id: str, text: str) -> dict[str, Any]:
-    return {"type": "type", "target": {"html_id": html_id}, "text": text}
-
-
-def _select(html_id: str, option: str) -> dict[str, Any]:
-    return {"type": "select", "target": {"html_id": html_id}, "option": option}
-
-
 def _submitted(form: str, fields: dict[str, Any]) -> list[dict[str, Any]]:
     """Exactly one submission, of ``form``, whose data has these fields."""
     checks: list[dict[str, Any]] = [
@@ -117,15 +141,15 @@ STOP: dict[str, Any] = {"type": "stop"}
 
 def subscribe(email: str, topic: Choice, frequency: Choice, fmt: Choice) -> Instance:
     def steps(confirm: str, freq: Choice) -> list[dict[str, Any]]:
-        fmt_click = [] if fmt.html_id == "format-html" else [_click(fmt.html_id)]  # the default
+        fmt_click = [] if fmt.html_id == "format-html" else [click(fmt.html_id)]  # the default
         return [
-            _type("email", email),
-            _type("email-confirm", confirm),
-            _click(topic.html_id),
-            _click(freq.html_id),
+            type_text("email", email),
+            type_text("email-confirm", confirm),
+            click(topic.html_id),
+            click(freq.html_id),
             *fmt_click,
-            _click("consent"),
-            _click("submit"),
+            click("consent"),
+            click("submit"),
             STOP,
         ]
 
@@ -185,13 +209,13 @@ def report(problem: tuple[Choice, str], severity: Choice, address: str) -> Insta
     category, description = problem
 
     def steps(cat: Choice, sev: Choice, text: str | None) -> list[dict[str, Any]]:
-        typed = [] if text is None else [_type("description", text)]
+        typed = [] if text is None else [type_text("description", text)]
         return [
-            _click(cat.html_id),
-            _type("street", address),
-            _select("severity", sev.label),
+            click(cat.html_id),
+            type_text("street", address),
+            select("severity", sev.label),
             *typed,
-            _click("submit"),
+            click("submit"),
             STOP,
         ]
 
@@ -251,13 +275,13 @@ def survey(
     wrong_stars = stars + 1 if stars < 5 else stars - 1
 
     def steps(yrs: Choice, n: int, with_priority: bool = True) -> list[dict[str, Any]]:
-        chosen = [_select("priority", priority.label)] if with_priority else []
+        chosen = [select("priority", priority.label)] if with_priority else []
         return [
-            _select("neighbourhood", neighbourhood.label),
-            _click(yrs.html_id),
-            _click(f"rate-{service}-{n}"),
+            select("neighbourhood", neighbourhood.label),
+            click(yrs.html_id),
+            click(f"rate-{service}-{n}"),
             *chosen,
-            _click("submit"),
+            click("submit"),
             STOP,
         ]
 

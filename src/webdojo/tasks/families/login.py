@@ -18,15 +18,55 @@ from dataclasses import dataclass
 from typing import Any
 
 from webdojo.tasks.families.family import Family, Instance
+from webdojo.tasks.families.steps import STOP, click, select, stored, type_text
 from webdojo.tasks.loader import builtin_root
 
 SITE = "login"
 LOGIN_WITH = ("username", "email")
-FIRST_NAMES = ("Alex", "Bea", "Carlos", "Dana", "Elena", "Femi", "Grace", "Hugo", "Isla", "Jun",
-               "Kofi", "Lena", "Mateo", "Nadia", "Omar", "Priya", "Quinn", "Rosa", "Sami", "Tess")  # fmt: skip
-LAST_NAMES = ("Abbott", "Baptiste", "Castillo", "Dube", "Eriksen", "Fujita", "Gallo", "Haddad",
-              "Ivanova", "Jensen", "Kaur", "Lindgren", "Moreau", "Nwosu", "Ortega", "Pike",
-              "Quist", "Reyes", "Sato", "Tanaka")  # fmt: skip
+FIRST_NAMES = (
+    "Alex",
+    "Bea",
+    "Carlos",
+    "Dana",
+    "Elena",
+    "Femi",
+    "Grace",
+    "Hugo",
+    "Isla",
+    "Jun",
+    "Kofi",
+    "Lena",
+    "Mateo",
+    "Nadia",
+    "Omar",
+    "Priya",
+    "Quinn",
+    "Rosa",
+    "Sami",
+    "Tess",
+)
+LAST_NAMES = (
+    "Abbott",
+    "Baptiste",
+    "Castillo",
+    "Dube",
+    "Eriksen",
+    "Fujita",
+    "Gallo",
+    "Haddad",
+    "Ivanova",
+    "Jensen",
+    "Kaur",
+    "Lindgren",
+    "Moreau",
+    "Nwosu",
+    "Ortega",
+    "Pike",
+    "Quist",
+    "Reyes",
+    "Sato",
+    "Tanaka",
+)
 _ACCOUNT = re.compile(
     r'(?P<key>\w+): \{ username: "(?P<username>[^"]+)", displayName: "(?P<name>[^"]+)", '
     r'email: "(?P<email>[^"]+)", password: "(?P<password>[^"]+)"'
@@ -73,9 +113,16 @@ def accounts() -> tuple[Account, ...]:
     for m in _ACCOUNT.finditer(_data()):
         pref = prefs[m["key"]]
         found.append(
-            Account(m["username"], m["name"], m["email"], m["password"],
-                    pref["tz"], pref["lang"], pref["fmt"])
-        )  # fmt: skip
+            Account(
+                m["username"],
+                m["name"],
+                m["email"],
+                m["password"],
+                pref["tz"],
+                pref["lang"],
+                pref["fmt"],
+            )
+        )
     return tuple(found)
 
 
@@ -108,31 +155,11 @@ def _city(zone: Option) -> str:
     return re.split(r"\) | - ", zone.label)[-1]
 
 
-def _click(html_id: str) -> dict[str, Any]:
-    return {"type": "click", "target": {"html_id": html_id}}
-
-
-def _type(html_id: str, text: str, enter: bool = False) -> dict[str, Any]:
-    step = {"type": "type", "target": {"html_id": html_id}, "text": text}
-    return {**step, "enter": True} if enter else step
-
-
-def _select(html_id: str, option: str) -> dict[str, Any]:
-    return {"type": "select", "target": {"html_id": html_id}, "option": option}
-
-
-def _stored(key: str, path: str, value: Any) -> dict[str, Any]:
-    return {"kind": "storage", "key": key, "path": path, "op": "eq", "value": value}
-
-
-STOP = {"type": "stop"}
-
-
 def _sign_in(account: Account, how: str) -> list[dict[str, Any]]:
     """Sign in from the sign-in page (Enter submits it and opens the account overview)."""
     return [
-        _type("login-user", account.login(how)),
-        _type("login-password", account.password, enter=True),
+        type_text("login-user", account.login(how)),
+        type_text("login-password", account.password, enter=True),
     ]
 
 
@@ -151,8 +178,8 @@ def _other(account: Account) -> Account:
 
 def _rename_steps(account: Account, how: str, name: str, save: bool = True) -> list[dict[str, Any]]:
     """Sign in, open Settings (its Profile tab is shown first), type the name, save."""
-    steps = [*_sign_in(account, how), _click("nav-settings"), _type("profile-name", name)]
-    return [*steps, _click("profile-save")] if save else steps
+    steps = [*_sign_in(account, how), click("nav-settings"), type_text("profile-name", name)]
+    return [*steps, click("profile-save")] if save else steps
 
 
 def display_name(account: Account, how: str, first: str, last: str) -> Instance:
@@ -166,8 +193,8 @@ def display_name(account: Account, how: str, first: str, last: str) -> Instance:
             [*_rename_steps(account, how, first), STOP],  # only the first name
         ],
         checks=[
-            _stored("login.session", "user", account.username),
-            _stored("login.users", f"{account.username}.displayName", name),
+            stored("login.session", "user", account.username),
+            stored("login.users", f"{account.username}.displayName", name),
         ],
         params={"account": account.username, "login": how, "name": name},
     )
@@ -194,14 +221,14 @@ def _prefs_steps(
     account: Account, how: str, zone: Option, language: Option, fmt: Option, save: bool = True
 ) -> list[dict[str, Any]]:
     """Sign in, open the Preferences tab, change what differs, save."""
-    steps = [*_sign_in(account, how), _click("nav-settings"), _click("tab-preferences")]
+    steps = [*_sign_in(account, how), click("nav-settings"), click("tab-preferences")]
     if zone.value != account.timezone:
-        steps.append(_select("pref-timezone", zone.label))
+        steps.append(select("pref-timezone", zone.label))
     if language.value != account.language:
-        steps.append(_select("pref-language", language.label))
+        steps.append(select("pref-language", language.label))
     if fmt.value != account.date_format:
-        steps.append(_click(fmt.label))
-    return [*steps, _click("pref-save")] if save else steps
+        steps.append(click(fmt.label))
+    return [*steps, click("pref-save")] if save else steps
 
 
 def preferences(choice: tuple[Account, str, Option, Option, Option]) -> Instance:
@@ -220,9 +247,9 @@ def preferences(choice: tuple[Account, str, Option, Option, Option]) -> Instance
             [*_prefs_steps(account, how, zone, language, wrong_fmt), STOP],  # wrong date format
         ],
         checks=[
-            _stored("login.settings", f"{account.username}.timezone", zone.value),
-            _stored("login.settings", f"{account.username}.language", language.value),
-            _stored("login.settings", f"{account.username}.dateFormat", fmt.value),
+            stored("login.settings", f"{account.username}.timezone", zone.value),
+            stored("login.settings", f"{account.username}.language", language.value),
+            stored("login.settings", f"{account.username}.dateFormat", fmt.value),
         ],
         params={
             "account": account.username,
