@@ -20,10 +20,14 @@ element actions (``click(element=...)``) accept exactly these ids.
 
 from __future__ import annotations
 
+import io
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from PIL.Image import Image as PILImage
 
 PAGE_DONE_GLOBAL = "__webdojo_done"  # the page global read into ``Observation.page_done``
 
@@ -145,6 +149,18 @@ class Observation(BaseModel):
 
     def find_element(self, element_id: int) -> Element | None:
         return next((e for e in self.elements or [] if e.id == element_id), None)
+
+    def screenshot_rgb(self) -> PILImage | None:
+        """The screenshot decoded into an RGB image (None without one). A JPEG is decoded
+        straight into RGB, with no conversion pass and no copy: adapters do this every step."""
+        if self.screenshot is None:
+            return None
+        from PIL import Image  # not every user of observations decodes images
+
+        image = Image.open(io.BytesIO(self.screenshot))
+        image.draft("RGB", image.size)
+        image.load()
+        return image if image.mode == "RGB" else image.convert("RGB")
 
 
 class FinalState(BaseModel):

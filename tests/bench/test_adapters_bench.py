@@ -13,8 +13,14 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 def test_every_way_in_is_measured_against_the_in_process_step() -> None:
     result = last_json(webdojo("bench", "adapters", "--iterations", "3", "--json"))
     assert set(result) >= {"inprocess_ms", "gym_ms", "trl_ms", "openenv_ms", "ratios"}
-    for leg in ("inprocess", "make", "gym", "openenv", "trl"):  # the test extra has them all
+    legs = ("inprocess", "make", "gym", "http", "openenv", "inprocess_trl", "trl")
+    for leg in legs:  # the test extra has them all
         assert result[f"{leg}_ms"] > 0 and result["ratios"].get(leg, 1) > 0, leg
     base = result["inprocess_ms"]
     assert result["ratios"]["gym"] == round(result["gym_ms"] / base, 3)
     assert result["target_ratio"] == 1.05
+    # what each adapter adds over the same browser work without it
+    overhead = result["overhead"]
+    assert set(overhead) == {"make", "gym", "openenv", "trl"}
+    assert overhead["openenv"] == round(result["openenv_ms"] / result["http_ms"], 3)
+    assert overhead["trl"] == round(result["trl_ms"] / result["inprocess_trl_ms"], 3)

@@ -44,7 +44,6 @@ through ``webdojo.make``'s environment. All instances of a process share one Chr
 from __future__ import annotations
 
 import atexit
-import io
 import logging
 import threading
 from types import TracebackType
@@ -316,9 +315,9 @@ class BrowserEnv:
     def _result(self, obs: Observation, *, before: str = "", after: str = "") -> ToolResult:
         """The page for the model: text, and the screenshot first when images are on."""
         text = "\n\n".join(p for p in (before, page_text(obs, self.max_chars), after) if p)
-        if not self.images or obs.screenshot is None:
+        image = screenshot_image(obs, self.image_size) if self.images else None
+        if image is None:
             return text
-        image = screenshot_image(obs.screenshot, self.image_size)
         return [{"type": "image", "image": image}, {"type": "text", "text": text}]
 
 
@@ -347,11 +346,10 @@ def _element_line(element: Element) -> str:
     return line
 
 
-def screenshot_image(data: bytes, max_side: int | None = None) -> Image.Image:
+def screenshot_image(obs: Observation, max_side: int | None = None) -> Image.Image | None:
     """The screenshot as a PIL image (decoded now: the bytes may go), shrunk to fit."""
-    with Image.open(io.BytesIO(data)) as encoded:
-        image = encoded.convert("RGB")
-    if max_side is not None:
+    image = obs.screenshot_rgb()
+    if image is not None and max_side is not None:
         image.thumbnail((max_side, max_side))
     return image
 

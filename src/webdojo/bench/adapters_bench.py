@@ -8,13 +8,20 @@ cap (the resets between them are not timed), one after the other, on a 2-core ma
 * ``inprocess``: the rollout's session (``InProcessEnv``), the baseline;
 * ``make``: ``webdojo.make``'s blocking ``Env`` (its event loop runs in a thread);
 * ``gym``: the Gymnasium env (the screenshot also decoded into an array);
-* ``openenv``: openenv-core's own client over ``webdojo serve --openenv``'s WebSocket (a
-  server process; skipped when openenv-core is not installed);
+* ``http``: webdojo's own client (``HttpEnv``) on a ``webdojo serve`` process: the floor of
+  any step served by another process;
+* ``openenv``: openenv-core's own client over the same server's ``/ws`` (skipped when
+  openenv-core is not installed);
+* ``inprocess_trl``: the in-process step TRL's class makes: its scroll tool's action (a page
+  down) with the observation it asks for (the screenshot, the element list and the
+  viewport's accessibility tree);
 * ``trl``: TRL's ``environment_factory`` class (``adapters.trl.BrowserEnv``, images on): its
-  ``scroll`` tool, which also lists the page's elements and its accessibility tree for the
-  model and decodes the screenshot into an image.
+  ``scroll`` tool, which also writes the page text and decodes the screenshot into an image.
 
-The ratios are each leg's p50 over the in-process p50 (target: at most 1.05).
+``ratios``: each leg's p50 over the in-process p50 (target: at most 1.05). ``overhead``: each
+leg's p50 over its like-for-like floor, the step that does the same browser work without the
+adapter (``inprocess`` for make and gym, ``http`` for openenv, ``inprocess_trl`` for trl):
+what the adapter itself adds.
 """
 
 from __future__ import annotations
@@ -28,15 +35,19 @@ from typing import Any
 
 from webdojo.actions import Scroll
 from webdojo.bench.percentiles import percentile
-from webdojo.observation import ObservationOptions
-from webdojo.rollout.env_client import InProcessEnv
+from webdojo.observation import AxTreeMode, ObservationOptions
+from webdojo.rollout.env_client import EnvClient, InProcessEnv
 from webdojo.sites.server import SiteServer
 from webdojo.tasks.loader import load_spec
+from webdojo.tasks.schema import Task
 
 TASK = "wiki.skarn-height"  # a long article: scrolling down changes the page for many steps
 SCROLL = Scroll(direction="down", amount=200)
 TEXT = "scroll(down)"
 OPTIONS = ObservationOptions()
+# what BrowserEnv(images=True) asks for (adapters.trl), and its scroll tool's action (a page)
+TRL_OPTIONS = ObservationOptions(elements=True, axtree=AxTreeMode.VIEWPORT)
+TRL_SCROLL = Scroll(direction="down")
 
 
 @dataclass
@@ -49,14 +60,15 @@ class AdaptersBenchResult:
         value = percentile(self.legs.get(leg, []), 50)
         return None if value is None else round(value, 2)
 
-    def ratio(self, leg: str) -> float | None:
-        """The leg's p50 over the in-process p50."""
-        base, value = self.p50("inprocess"), self.p50(leg)
+    def ratio(self, leg: str, base_leg: str = "inprocess") -> float | None:
+        """The leg's p50 over the in-process p50 (or over ``base_leg``'s)."""
+        base, value = self.p50(base_leg), self.p50(leg)
         return None if base is None or value is None else round(value / base, 3)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {f"{leg}_ms": self.p50(leg) for leg in LEGS}
-        out["ratios"] = {leg: self.ratio(leg) for leg in LEGS if leg != "inprocess"}
+        out["ratios"] = {leg: self.ratio(leg) for leg in LEGS if leg not in FLOORS.values()}
+        out["overhead"] = {leg: self.ratio(leg, FLOORS[leg]) for leg in FLOORS}
         out["p90_ms"] = {leg: _p90(self.legs.get(leg, [])) for leg in LEGS}
         out.update(iterations=self.iterations, task=self.task, target_ratio=TARGET)
         return out
@@ -65,18 +77,26 @@ class AdaptersBenchResult:
         from rich.table import Table
 
         table = Table(title=f"one step ({TEXT}, then a JPEG observation) on {self.task}")
-        for column in ("way in", "p50 ms", "p90 ms", "x in-process", "steps"):
+        columns = ("way in", "p50 ms", "p90 ms", "x in-process", "x its floor", "steps")
+        for column in columns:
             table.add_column(column, justify="left" if column == "way in" else "right")
         for leg in LEGS:
             times = self.legs.get(leg)
             ratio = "(base)" if leg == "inprocess" else _text(self.ratio(leg))
-            table.add_row(leg, _text(self.p50(leg)), _text(_p90(times or [])), ratio,
+            floor = (
+                f"{_text(self.ratio(leg, FLOORS[leg]))} of {FLOORS[leg]}" if leg in FLOORS else ""
+            )
+            table.add_row(leg, _text(self.p50(leg)), _text(_p90(times or [])), ratio, floor,
                           str(len(times)) if times else "not run")  # fmt: skip
         return table
 
 
-LEGS = ("inprocess", "make", "gym", "openenv", "trl")
+LEGS = ("inprocess", "make", "gym", "http", "openenv", "inprocess_trl", "trl")
+# each adapter's like-for-like floor: the same browser work without the adapter
+FLOORS = {"make": "inprocess", "gym": "inprocess", "openenv": "http", "trl": "inprocess_trl"}
 TARGET = 1.05  # an adapter's step may cost this much of an in-process one (p50)
+# untimed first steps of every leg: each leg starts its own browser, whose first pages are slow
+WARMUP = 4
 
 
 def _text(value: float | None) -> str:
@@ -89,9 +109,9 @@ def _p90(values: list[float]) -> float | None:
 
 
 def _episodes(iterations: int, cap: int) -> list[int]:
-    """Steps per episode: ``iterations`` in all, each episode below the step cap."""
-    per = max(1, min(cap - 1, 8))
-    return [min(per, iterations - i) for i in range(0, iterations, per)]
+    """Steps per episode: ``iterations`` and the warm-up in all, each below the step cap."""
+    total, per = iterations + WARMUP, max(1, min(cap - 1, 8))
+    return [min(per, total - i) for i in range(0, total, per)]
 
 
 def _timed(step: Callable[[], Any], count: int, into: list[float]) -> None:
@@ -101,23 +121,37 @@ def _timed(step: Callable[[], Any], count: int, into: list[float]) -> None:
         into.append((time.perf_counter() - started) * 1000)
 
 
-async def _inprocess(iterations: int, cap: int) -> list[float]:
+async def _inprocess(iterations: int, cap: int) -> dict[str, list[float]]:
+    """The in-process floors: the plain observation, then TRL's."""
     task_set = load_spec(f"builtin:{TASK.split('.')[0]}")
     task = next(t for t in task_set.tasks if t.id == TASK)
-    times: list[float] = []
     with SiteServer(task_set.sites) as sites:
         env = InProcessEnv(sites)
         try:
-            for count in _episodes(iterations, cap):
-                session, _ = await env.open(task, OPTIONS)
-                for _ in range(count):
-                    started = time.perf_counter()
-                    await session.step(SCROLL, OPTIONS)
-                    times.append((time.perf_counter() - started) * 1000)
-                await session.aclose()
+            plain = await _steps(env, task, iterations, cap, OPTIONS)
+            trl = await _steps(env, task, iterations, cap, TRL_OPTIONS, TRL_SCROLL)
         finally:
             await env.aclose()
-    return times
+    return {"inprocess": plain, "inprocess_trl": trl}
+
+
+async def _steps(
+    env: EnvClient,
+    task: Task,
+    iterations: int,
+    cap: int,
+    options: ObservationOptions,
+    action: Scroll = SCROLL,
+) -> list[float]:
+    times: list[float] = []
+    for count in _episodes(iterations, cap):
+        session, _ = await env.open(task, options)
+        for _ in range(count):
+            started = time.perf_counter()
+            await session.step(action, options)
+            times.append((time.perf_counter() - started) * 1000)
+        await session.aclose()
+    return times[WARMUP:]
 
 
 def _make(iterations: int, cap: int) -> list[float]:
@@ -128,7 +162,7 @@ def _make(iterations: int, cap: int) -> list[float]:
         for count in _episodes(iterations, cap):
             env.reset()
             _timed(lambda: env.step(SCROLL), count, times)
-    return times
+    return times[WARMUP:]
 
 
 def _gym(iterations: int, cap: int) -> list[float] | None:
@@ -144,26 +178,41 @@ def _gym(iterations: int, cap: int) -> list[float] | None:
             _timed(lambda: env.step(TEXT), count, times)
     finally:
         env.close()
-    return times
+    return times[WARMUP:]
 
 
-def _openenv(iterations: int, cap: int) -> list[float] | None:
-    if importlib.util.find_spec("openenv") is None:
-        return None
-    from openenv.core.generic_client import GenericEnvClient
-
+def _served(iterations: int, cap: int) -> dict[str, list[float]]:
+    """One server process: webdojo's own client, then OpenEnv's over ``/ws``."""
+    from webdojo.rollout.http_env import HttpEnv
     from webdojo.server.child_process import ServerProcess
+
+    task = next(t for t in load_spec("builtin").tasks if t.id == TASK)
+    legs: dict[str, list[float]] = {}
+    with ServerProcess(["--openenv", "--tasks", f"builtin:{TASK.split('.')[0]}"]) as server:
+
+        async def http() -> list[float]:
+            env = HttpEnv(server.url)
+            try:
+                return await _steps(env, task, iterations, cap, OPTIONS)
+            finally:
+                await env.aclose()
+
+        legs["http"] = asyncio.run(http())
+        if importlib.util.find_spec("openenv") is not None:
+            legs["openenv"] = _openenv(server.url, iterations, cap)
+    return legs
+
+
+def _openenv(url: str, iterations: int, cap: int) -> list[float]:
+    from openenv.core.generic_client import GenericEnvClient
 
     times: list[float] = []
     action = SCROLL.model_dump(mode="json", exclude_none=True)
-    with (
-        ServerProcess(["--openenv", "--tasks", f"builtin:{TASK.split('.')[0]}"]) as server,
-        GenericEnvClient(base_url=server.url).sync() as client,
-    ):
+    with GenericEnvClient(base_url=url).sync() as client:
         for count in _episodes(iterations, cap):
             client.reset(task_id=TASK)
             _timed(lambda: client.step(action), count, times)
-    return times
+    return times[WARMUP:]
 
 
 def _trl(iterations: int, cap: int) -> list[float]:
@@ -174,18 +223,18 @@ def _trl(iterations: int, cap: int) -> list[float]:
         for count in _episodes(iterations, cap):
             env.reset(task_id=TASK)
             _timed(lambda: env.scroll("down"), count, times)
-    return times
+    return times[WARMUP:]
 
 
 def run_adapters_bench(iterations: int = 40) -> AdaptersBenchResult:
     """Every leg in turn (about a minute on 2 cores at 40 steps)."""
     cap = next(t.max_steps for t in load_spec("builtin").tasks if t.id == TASK)
     result = AdaptersBenchResult(iterations=iterations)
-    result.legs["inprocess"] = asyncio.run(_inprocess(iterations, cap))
+    result.legs.update(asyncio.run(_inprocess(iterations, cap)))
     result.legs["make"] = _make(iterations, cap)
     result.legs["trl"] = _trl(iterations, cap)
-    for leg, run in (("gym", _gym), ("openenv", _openenv)):
-        times = run(iterations, cap)
-        if times is not None:
-            result.legs[leg] = times
+    gym = _gym(iterations, cap)
+    if gym is not None:
+        result.legs["gym"] = gym
+    result.legs.update(_served(iterations, cap))
     return result

@@ -15,14 +15,12 @@ is raised as its typed error, never rewarded 0 (see ``async_env``).
 from __future__ import annotations
 
 import functools
-import io
 import string
 from typing import Any
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
-from PIL import Image
 
 from webdojo.environment.make import make
 from webdojo.observation import AxTreeMode, Observation, ObservationOptions
@@ -98,8 +96,7 @@ def _text_space() -> spaces.Text:
 
 
 def _pixels(obs: Observation) -> np.ndarray:
-    shape = (obs.viewport_height, obs.viewport_width, 3)
-    if obs.screenshot is None:
-        return np.zeros(shape, np.uint8)
-    with Image.open(io.BytesIO(obs.screenshot)) as image:
-        return np.asarray(image.convert("RGB"), dtype=np.uint8)
+    image = obs.screenshot_rgb()
+    if image is None:
+        return np.zeros((obs.viewport_height, obs.viewport_width, 3), np.uint8)
+    return np.asarray(image, dtype=np.uint8)
