@@ -19,6 +19,7 @@ import psutil
 import pytest
 
 from fakes.openai_server import FakeOpenAIServer, message_text
+from reference_tasks import short_tasks
 from renderer_kill import kill_renderers
 from webdojo.actions import Scroll, Stop
 from webdojo.adapters.openai_agent import DEFAULT_TEMPLATE, WebdojoAgent
@@ -28,7 +29,6 @@ from webdojo.prompts import get_template
 from webdojo.rollout.episode import EpisodeSpec, run_episode
 from webdojo.store.run_reader import read_episodes, read_run
 from webdojo.store.run_store import RunStore, read_config
-from webdojo.tasks.loader import load_spec
 from webdojo.tasks.schema import Task
 
 pytestmark = [pytest.mark.browser]
@@ -56,17 +56,6 @@ async def agent(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Webdo
     )
     async with made:
         yield made
-
-
-def short_tasks(n: int) -> list[Task]:
-    """The ``n`` built-in tasks with the shortest solutions whose instructions no other's
-    contain (the fake tells tasks apart by the instruction in the prompt)."""
-    found: list[Task] = []
-    for task in sorted(load_spec("builtin").tasks, key=lambda t: (len(t.solution), t.id)):
-        if all(task.instruction not in t.instruction and t.instruction not in task.instruction
-               for t in found):  # fmt: skip
-            found.append(task)
-    return found[:n]
 
 
 async def limited(coros: list[Coroutine[Any, Any, Any]]) -> list[Any]:

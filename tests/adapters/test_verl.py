@@ -35,6 +35,7 @@ with warnings.catch_warnings():  # verl 0.9 imports Ray's deprecated state API
     from verl.protocol import DataProto
     from verl.workers.rollout.replica import TokenOutput
 
+from reference_tasks import short_tasks
 from renderer_kill import kill_renderers
 from webdojo.adapters.verl import AGENT_NAME, BUDGET_SPENT, WebdojoAgentLoop
 from webdojo.environment import runtime
@@ -146,17 +147,6 @@ async def shared() -> AsyncIterator[runtime.Runtime]:
         yield held
     finally:
         await runtime.release(held)
-
-
-def short_tasks(n: int) -> list[Task]:
-    """The ``n`` built-in tasks with the shortest solutions whose instructions no other's
-    contain (the model tells tasks apart by the instruction in the prompt)."""
-    found: list[Task] = []
-    for task in sorted(load_spec("builtin").tasks, key=lambda t: (len(t.solution), t.id)):
-        if all(task.instruction not in t.instruction and t.instruction not in task.instruction
-               for t in found):  # fmt: skip
-            found.append(task)
-    return found[:n]
 
 
 async def reference_replies(

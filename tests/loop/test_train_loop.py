@@ -47,7 +47,7 @@ def test_every_round_is_scored_on_held_out_instances(loop_dir: tuple[Path, dict]
             lo, hi = row[f"{name}_ci95"]
             assert 0.0 <= lo <= row[name] <= hi <= 1.0, (name, row)
         assert row["kept"] > 0 and row["loss_last"] > 0 and Path(row["checkpoint"]).is_dir()
-    assert report["instances"] == {"train": 4, "heldout": 4}
+    assert report["instances"] == {"train": 4, "heldout": 4, "train_all": 4}
     lo, hi = report["random_heldout_ci95"]
     assert 0.0 <= lo <= report["random_heldout"] <= hi <= 1.0
     assert json.loads((out / "loop.json").read_text()) == report
@@ -85,11 +85,15 @@ async def test_the_page_shows_the_curve_and_a_row_per_round(loop_dir: tuple[Path
 def test_a_resumed_loop_keeps_its_rounds_and_adds_more(loop_dir: tuple[Path, dict]) -> None:
     out, report = loop_dir
     more = [a if a != "1" or i != 1 else "2" for i, a in enumerate(SMALL)]  # --rounds 2
+    (out / "round-2" / "rollout").mkdir(parents=True)  # a round a killed loop left half done
+    (out / "round-2" / "rollout" / "episodes.jsonl").write_text("")
     resumed = last_json(webdojo("train", "loop", "--tasks", TRAIN, "--heldout", HELDOUT,
                                 "--out", out, *more, "--resume", "--json"))  # fmt: skip
     assert resumed["rounds"][:2] == report["rounds"]  # nothing measured is lost or redone
     assert [r["round"] for r in resumed["rounds"]] == [0, 1, 2]
     assert resumed["random_heldout"] == report["random_heldout"]
+    (kept,) = out.glob("round-2.unfinished-*")  # set aside, not deleted
+    assert (kept / "rollout" / "episodes.jsonl").is_file()
 
 
 @pytest.mark.parametrize(

@@ -26,7 +26,7 @@ Spec = Annotated[
 
 
 def loop_command(
-    model: Annotated[str, typer.Option(help="tiny | tiny-vl | a model directory")] = "tiny",
+    model: Annotated[str, typer.Option(help="tiny | small | tiny-vl | a model directory")] = "tiny",
     out: Annotated[Path, typer.Option(help="where every stage writes")] = Path("runs/loop"),
     template: Annotated[str, typer.Option(help="prompt template")] = "compact",
     tasks: Annotated[str, typer.Option(help="training tasks or instances")] = "builtin",
@@ -37,6 +37,12 @@ def loop_command(
     rounds: Annotated[int, typer.Option(min=0, help="on-policy rounds after round 0 (BC)")] = 2,
     rule: Annotated[str, typer.Option(help=f"on-policy selection: {', '.join(RULES)}")] = "rft",
     group_size: Annotated[int, typer.Option(min=1, help="rollouts per instance per round")] = 4,
+    rollout_tasks: Annotated[
+        int, typer.Option(min=1, help="training instances rolled out per on-policy round")
+    ] = 32,
+    train_eval: Annotated[
+        int, typer.Option(min=1, help="training instances scored after each round")
+    ] = 60,
     train_tasks: Annotated[
         int, typer.Option(min=1, help="without --heldout: tasks trained on")
     ] = 12,

@@ -29,6 +29,8 @@ class LoopConfig:
     rounds: int = 2  # on-policy rounds after the first (behaviour cloning of the teacher)
     rule: str = "rft"  # the on-policy rounds' selection
     group_size: int = 4  # rollouts per training task in an on-policy round (rft/grpo groups)
+    rollout_tasks: int = 32  # training instances rolled out per on-policy round (a sample)
+    train_eval: int = 60  # training instances scored after each round (a fixed sample)
     max_steps: int = 6  # cap on steps per episode (generation is the slow part on a CPU)
     train_steps: int = 120  # optimizer steps per round
     batch_size: int = 4

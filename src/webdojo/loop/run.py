@@ -8,7 +8,8 @@
 
 Each round is scored after its update on every evaluated set (training, held-out, and
 out-of-distribution when given) with ``eval``'s statistics. ``loop.json`` is rewritten after
-each round and the model checkpointed, so ``--resume`` goes on after the last finished round;
+each round and the model checkpointed, so ``--resume`` goes on after the last finished round
+(a round a killed loop left half done is set aside as ``round-N.unfinished-TIME`` and redone);
 a round whose rollouts all fault is recorded as such and trains on nothing new.
 """
 
@@ -30,12 +31,12 @@ from webdojo.loop.plot import write_loop_plot
 from webdojo.loop.report import LoopReport, pct, with_ci
 from webdojo.loop.splits import Splits, load_splits
 from webdojo.store.summary import summarize
+from webdojo.tasks.loader import TaskSet
 from webdojo.training.select_runs import SelectSettings, select
 from webdojo.training.tiny_models import ModelBundle, load_bundle
 from webdojo.training.trainer import METRICS
 
 Say = Callable[[str], None]
-ROLLOUT_TASKS = 32  # training instances rolled out per on-policy round (a seeded sample)
 
 
 def run_loop(config: LoopConfig, say: Say = print, splits: Splits | None = None) -> LoopReport:
@@ -49,13 +50,15 @@ def run_loop(config: LoopConfig, say: Say = print, splits: Splits | None = None)
     config = replace(config, site_port=config.site_port or free_port())
     config.save()
     report = LoopReport.load(out) if config.resume else LoopReport()
-    report.instances = {name: len(s.tasks) for name, s in splits.evaluated().items()}
+    report.instances = {name: len(s.tasks) for name, s in _scored_sets(config, splits).items()}
+    report.instances["train_all"] = len(splits.train.tasks)
     spent = report.seconds
     demos, demos_selection = _demos(config, splits, out, say)
     if "heldout" not in report.random and config.random_baseline:
         _random(config, splits, out, report, say)
     bundle = _resume_model(config, report, out) or stages.initial_model(config, demos_selection)
     runs = [demos, *(out / f"round-{r['round']}" / "rollout" for r in report.rounds[1:])]
+    _set_aside_unfinished(out, len(report.rounds))
     for number in range(len(report.rounds), config.rounds + 1):
         round_started = time.perf_counter()
         row = _round(config, bundle, splits, runs, demos_selection, out, number)
@@ -91,9 +94,15 @@ def _random(config: LoopConfig, splits: Splits, out: Path, report: LoopReport, s
 
 def _resume_model(config: LoopConfig, report: LoopReport, out: Path) -> ModelBundle | None:
     """The checkpoint of the last finished round of a resumed loop."""
-    if not report.rounds:
-        return None
-    return load_bundle(Path(report.rounds[-1]["checkpoint"]))
+    checkpoint = report.rounds[-1].get("checkpoint") if report.rounds else None
+    return None if checkpoint is None else load_bundle(Path(checkpoint))
+
+
+def _set_aside_unfinished(out: Path, number: int) -> None:
+    """A round a killed loop left half done is redone; what it wrote is kept beside it."""
+    unfinished = out / f"round-{number}"
+    if unfinished.exists():
+        unfinished.rename(out / f"round-{number}.unfinished-{time.strftime('%Y%m%dT%H%M%S')}")
 
 
 def _round(
@@ -111,7 +120,7 @@ def _round(
     row: dict[str, Any] = {"round": number, "rollout_success": None}
     if number > 0:
         rule = config.rule
-        sample = stages.pick(splits.train, ROLLOUT_TASKS, config.seed + number)
+        sample = stages.pick(splits.train, config.rollout_tasks, config.seed + number)
         rollout = stages.rollout(
             config, bundle, sample, here / "rollout", config.temperature, repeats=config.group_size
         )
@@ -132,11 +141,17 @@ def _round(
         row |= {"loss_first": None, "loss_last": None, "note": "nothing selected: no update"}
         row["checkpoint"] = _last_checkpoint(runs, out, number)
     row["parsed"] = {}
-    for name, tasks in splits.evaluated().items():
+    for name, tasks in _scored_sets(config, splits).items():
         score = stages.evaluate(config, bundle, tasks, here / "eval" / name)
         row[name], row[f"{name}_ci95"] = score.success.mean, score.success.ci95()
         row["parsed"][name] = score.parsed
     return row
+
+
+def _scored_sets(config: LoopConfig, splits: Splits) -> dict[str, TaskSet]:
+    """What each round is scored on: every held-out instance, and a fixed sample of the
+    training ones (scoring all of them would cost more than the round itself)."""
+    return splits.evaluated() | {"train": stages.pick(splits.train, config.train_eval, config.seed)}
 
 
 def _last_checkpoint(runs: list[Path], out: Path, number: int) -> str | None:

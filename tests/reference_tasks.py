@@ -1,0 +1,19 @@
+"""Built-in tasks for tests whose model stand-in tells tasks apart by their instruction."""
+
+from __future__ import annotations
+
+from webdojo.tasks.loader import load_spec
+from webdojo.tasks.schema import Task
+
+
+def short_tasks(n: int) -> list[Task]:
+    """The ``n`` built-in tasks with the shortest solutions whose instructions no other's
+    contain (a stand-in finds the task by the instruction in the prompt)."""
+    found: list[Task] = []
+    for task in sorted(load_spec("builtin").tasks, key=lambda t: (len(t.solution), t.id)):
+        if all(
+            task.instruction not in t.instruction and t.instruction not in task.instruction
+            for t in found
+        ):
+            found.append(task)
+    return found[:n]
