@@ -108,8 +108,18 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
     ),
     "checks": (*CORE, "browser", "policies", "rollout", "sites", "store", "tasks"),
     # `train loop`: a program above training and eval (rolls out, judges, selects, trains, scores)
-    "loop": (*CORE, "asgi", "eval", "judges", "policies", "prompts", "rollout", "store", "tasks",
-             "training"),  # fmt: skip
+    "loop": (
+        *CORE,
+        "asgi",
+        "eval",
+        "judges",
+        "policies",
+        "prompts",
+        "rollout",
+        "store",
+        "tasks",
+        "training",
+    ),
     # suites, statistics, the manifest and the eval job: above the rollout and the judges
     "eval": (
         *CORE,
