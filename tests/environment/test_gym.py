@@ -41,6 +41,8 @@ def test_every_task_is_registered_with_its_step_cap() -> None:
     for env_id, spec in ours.items():
         assert spec.max_episode_steps == (builtin | miniwob)[env_id.removeprefix("webdojo/")]
         assert spec.kwargs == {"task": env_id.removeprefix("webdojo/")}
+    real_time = {k for k, spec in ours.items() if spec.nondeterministic}
+    assert real_time == {"webdojo/miniwob.chase-circle", "webdojo/miniwob.stock-market"}
 
 
 @pytest.mark.parametrize(
@@ -76,7 +78,12 @@ def test_gymnasium_check_env_passes(env_id: str) -> None:
 
 # Their first observation depended on when the episode's images arrived (the email icons,
 # jQuery UI's close button); tests/envs/test_miniwob_browser.py checks that they are drawn.
-LATE_IMAGES = ["webdojo/miniwob.email-inbox-delete", "webdojo/miniwob.click-dialog"]
+# chase-circle runs on the page's clock: registered nondeterministic, which check_env honours
+LATE_IMAGES = [
+    "webdojo/miniwob.email-inbox-delete",
+    "webdojo/miniwob.click-dialog",
+    "webdojo/miniwob.chase-circle",
+]
 
 
 @pytest.mark.browser

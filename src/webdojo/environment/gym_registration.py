@@ -8,6 +8,9 @@
 if it is loaded already they are registered at once, otherwise as soon as it loads (an
 import hook that runs once). A process that never imports Gymnasium pays nothing, which
 keeps every ``webdojo`` command's start fast. ``max_episode_steps`` is each task's step cap.
+The MiniWoB++ tasks that run on the page's clock (``REAL_TIME``: a circle that moves, prices
+that tick) are registered ``nondeterministic``, Gymnasium's flag for an environment whose
+seeded reset and steps cannot repeat exactly; its ``check_env`` then skips those two checks.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from typing import Any
 
 NAMESPACE = "webdojo"
 ENTRY_POINT = "webdojo.environment.gym_env:WebdojoGymEnv"
+# MiniWoB++ pages driven by wall-clock timers: what an observation shows depends on elapsed time
+REAL_TIME = frozenset({"chase-circle", "stock-market"})
 
 
 def register_all() -> list[str]:
@@ -37,6 +42,7 @@ def register_all() -> list[str]:
                 id=env_id,
                 entry_point=ENTRY_POINT,
                 max_episode_steps=max_steps,
+                nondeterministic=task_id.removeprefix("miniwob.") in REAL_TIME,
                 kwargs={"task": task_id},
             )
         ids.append(env_id)
