@@ -162,6 +162,15 @@ async def reference_replies(
     return {r.task_id: [step.text for step in attempts[r.episode]] for r in records}
 
 
+async def two_step_task(
+    bundle: Any, shared: runtime.Runtime, tmp_path: Path
+) -> tuple[Task, ReplayModel]:
+    """A built-in task of two or more steps and the model that replays its reference."""
+    task = next(t for t in short_tasks(N_TASKS) if len(t.solution) >= 2)
+    replies = await reference_replies(shared, [task], tmp_path / "teacher")
+    return task, ReplayModel(bundle.tokenizer, [task], replies)
+
+
 def batch_of(task_ids: list[str]) -> DataProto:
     """The rows as verl's RLHFDataset hands them over: object arrays of the columns."""
     columns: dict[str, list[Any]] = {"raw_prompt": [], "extra_info": [], "agent_name": []}
@@ -215,9 +224,7 @@ def test_the_example_scripts_overrides_are_keys_of_verls_config(bundle: Any) -> 
 async def test_the_example_agent_loop_file_runs_an_episode_with_its_settings(
     bundle: Any, shared: runtime.Runtime, captured: list[Any], tmp_path: Path
 ) -> None:
-    task = next(t for t in short_tasks(N_TASKS) if len(t.solution) >= 2)
-    replies = await reference_replies(shared, [task], tmp_path / "teacher")
-    model = ReplayModel(bundle.tokenizer, [task], replies)
+    task, model = await two_step_task(bundle, shared, tmp_path)
     worker = make_worker(bundle, tmp_path, model, loops=EXAMPLES / "agent_loops.yaml")
 
     await worker.generate_sequences(batch_of([task.id]))
@@ -267,9 +274,7 @@ async def test_twenty_tasks_roll_out_into_verls_batch_with_the_verifiers_rewards
 async def test_a_page_crash_masks_the_rollout_and_closes_the_session(
     bundle: Any, shared: runtime.Runtime, captured: list[Any], tmp_path: Path
 ) -> None:
-    task = next(t for t in short_tasks(N_TASKS) if len(t.solution) >= 2)
-    replies = await reference_replies(shared, [task], tmp_path / "teacher")
-    model = ReplayModel(bundle.tokenizer, [task], replies)
+    task, model = await two_step_task(bundle, shared, tmp_path)
     host = await shared.env.host()
     killed: list[int] = []
 
@@ -293,9 +298,7 @@ async def test_a_page_crash_masks_the_rollout_and_closes_the_session(
 async def test_on_fault_raise_raises_the_typed_error(
     bundle: Any, shared: runtime.Runtime, tmp_path: Path
 ) -> None:
-    task = next(t for t in short_tasks(N_TASKS) if len(t.solution) >= 2)
-    replies = await reference_replies(shared, [task], tmp_path / "teacher")
-    model = ReplayModel(bundle.tokenizer, [task], replies)
+    task, model = await two_step_task(bundle, shared, tmp_path)
     host = await shared.env.host()
     model.before = lambda: kill_renderers(host.pid or 0) if len(model.calls) == 1 else None
     worker = make_worker(bundle, tmp_path, model, "  on_fault: raise\n")
@@ -308,9 +311,7 @@ async def test_on_fault_raise_raises_the_typed_error(
 async def test_a_spent_budget_ends_the_episode_and_verifies_its_last_page(
     bundle: Any, shared: runtime.Runtime, captured: list[Any], tmp_path: Path
 ) -> None:
-    task = next(t for t in short_tasks(N_TASKS) if len(t.solution) >= 2)
-    replies = await reference_replies(shared, [task], tmp_path / "teacher")
-    model = ReplayModel(bundle.tokenizer, [task], replies)
+    task, model = await two_step_task(bundle, shared, tmp_path)
     worker = make_worker(bundle, tmp_path, model)
     worker.config.actor_rollout_ref.rollout.response_length = 8  # less than one page
 

@@ -66,7 +66,12 @@ def row_fields(columns: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def row_seed(row: Mapping[str, Any], default: int | None = None) -> int | None:
-    """The row's ``seed`` when it is an integer (numpy's too: parquet columns arrive as
-    numpy scalars), else ``default``."""
-    seed = row.get("seed")
-    return int(seed) if isinstance(seed, Integral) and not isinstance(seed, bool) else default
+    """The row's ``seed`` when it is an integer, else ``default``."""
+    seed = as_int(row.get("seed"))
+    return default if seed is None else seed
+
+
+def as_int(value: Any) -> int | None:
+    """``value`` when it is an integer (numpy's too: parquet columns arrive as numpy scalars),
+    else None."""
+    return int(value) if isinstance(value, Integral) and not isinstance(value, bool) else None

@@ -54,7 +54,7 @@ from verl.experimental.agent_loop.agent_loop import (
 from verl.utils.profiler import simple_timer
 
 from webdojo.actions import Stop
-from webdojo.adapters.rows import check_runnable, row_fields, row_seed, task_for
+from webdojo.adapters.rows import as_int, check_runnable, row_fields, row_seed, task_for
 from webdojo.environment.async_env import AsyncEnv
 from webdojo.environment.make import make_async
 from webdojo.errors import ConfigError, EnvError, InfraError
@@ -263,5 +263,6 @@ def processor_message(message: Message) -> tuple[Message, list[Image.Image]]:
 def _index(columns: dict[str, Any]) -> int | None:
     """The row's dataset index (verl's ``index`` column, else ``extra_info.index``)."""
     extra = columns.get("extra_info")
-    nested = extra.get("index") if isinstance(extra, dict) else None
-    return row_seed({"seed": columns.get("index")}, row_seed({"seed": nested}))
+    nested = as_int(extra.get("index")) if isinstance(extra, dict) else None
+    index = as_int(columns.get("index"))
+    return nested if index is None else index
