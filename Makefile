@@ -15,8 +15,12 @@ TORCH ?= torch==2.13.0
 VERL_VENV := .venv-verl
 VERL_STAMP := $(VERL_VENV)/.webdojo-installed
 VERL_TESTS := tests/adapters/test_verl.py tests/training/test_tiny_models.py tests/training/test_trainer.py
+# The documentation site (mkdocs.yml): built offline, strictly (a dead link or a missing page is an
+# error). The variables quiet the banners that MkDocs' plugins print about MkDocs 2.
+DOCS_ENV := NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true
+DOCS_ADDR ?= 127.0.0.1:8000
 
-.PHONY: setup demo test test-verl check lint typecheck clean
+.PHONY: setup demo test test-verl check lint typecheck clean docs docs-serve
 
 setup: $(STAMP)
 	@scripts/ensure-chromium.sh $(BIN)/python
@@ -58,9 +62,15 @@ test-verl: setup $(VERL_STAMP)
 	@# the older stack warns about numpy 2's copy keyword; the main suite keeps warnings errors
 	$(VERL_VENV)/bin/python -m pytest -W "ignore::DeprecationWarning" $(VERL_TESTS)
 
+docs: $(STAMP)
+	$(DOCS_ENV) $(BIN)/mkdocs build --strict --site-dir site
+
+docs-serve: $(STAMP)
+	$(DOCS_ENV) $(BIN)/mkdocs serve --strict --dev-addr $(DOCS_ADDR)
+
 lint: setup
-	$(BIN)/ruff check src tests
-	$(BIN)/ruff format --check src tests
+	$(BIN)/ruff check src tests docs/gen
+	$(BIN)/ruff format --check src tests docs/gen
 
 typecheck: setup
 	$(BIN)/mypy

@@ -13,7 +13,6 @@ sys.path.insert(0, str(Path(__file__).parent))
 pytest_plugins = ["fakes.conftest_plugin"]
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
-SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
 
 @pytest.fixture(scope="session")

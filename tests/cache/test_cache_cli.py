@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from e2e.cli_process import last_json, webdojo
+from shared_data import shared_file
 from webdojo.bench.volatile_site import VolatileSite
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
 
 def resolve(site: VolatileSite) -> list[str]:
@@ -87,11 +87,10 @@ def test_bad_input_gets_precise_errors(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "bad.har" in proc.stderr
 
 
-@pytest.mark.skipif(not (DATA / "warc").is_dir(), reason="../shared/data is not here")
 def test_import_of_the_iana_crawl(tmp_path: Path) -> None:
     out = tmp_path / "iana"
-    result = last_json(webdojo("cache", "import", DATA / "warc/iana/iana.warc.gz", "--out", out,
-                               "--json"))  # fmt: skip
+    crawl = shared_file("warc/iana/iana.warc.gz")
+    result = last_json(webdojo("cache", "import", crawl, "--out", out, "--json"))
     assert result == {"out": str(out), "exchanges": 171, "skipped": 0, "files": 1}
     meta = json.loads((out / "archive.json").read_text())
     assert meta["webdojo_archive"] == 1 and meta["exchanges"] == 171

@@ -13,14 +13,10 @@ from typing import Any
 
 import pytest
 
+from shared_data import shared_file
 from webdojo.cache.exchange import Exchange, header
 from webdojo.cache.importing import ImportResult, import_files
 from webdojo.errors import ArchiveError
-
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-HAR = DATA / "har"
-WARC = DATA / "warc"
-IANA = WARC / "iana" / "iana.warc.gz"
 
 # file (under har/ or warc/) -> (exchanges imported, records skipped)
 EXPECTED = {
@@ -71,10 +67,7 @@ EXPECTED = {
 
 
 def _real(rel: str) -> Path:
-    path = (HAR if rel.endswith(".har") else WARC) / rel
-    if not path.is_file():
-        pytest.skip(f"the real capture is not here: {path}")
-    return path
+    return shared_file(f"{'har' if rel.endswith('.har') else 'warc'}/{rel}")
 
 
 def _one(path: Path) -> ImportResult:
@@ -100,9 +93,8 @@ def test_real_file_counts(rel: str) -> None:
 
 
 def test_every_real_har_is_counted_here() -> None:
-    if not HAR.is_dir():
-        pytest.skip(f"no real HAR files here: {HAR}")
-    found = {str(p.relative_to(HAR)) for p in HAR.rglob("*.har")}
+    har = shared_file("har")
+    found = {str(p.relative_to(har)) for p in har.rglob("*.har")}
     missing = found - set(EXPECTED) - {f"haralyzer/multi_test_{i}.har" for i in (2, 3, 4)}
     assert not missing
 

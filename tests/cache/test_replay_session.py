@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from shared_data import shared_file
 from webdojo.actions import Click, Goto
 from webdojo.browser.host import BrowserHost
 from webdojo.browser.options import SessionOptions
@@ -17,16 +18,13 @@ from webdojo.cache.import_archive import import_archive
 from webdojo.observation import ObservationOptions
 
 pytestmark = pytest.mark.browser
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-IANA = DATA / "warc" / "iana" / "iana.warc.gz"
 
 
 @pytest.fixture(scope="module")
 def iana(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if not IANA.is_file():
-        pytest.skip("../shared/data is not here")
+    crawl = shared_file("warc/iana/iana.warc.gz")
     out = tmp_path_factory.mktemp("iana") / "archive"
-    import_archive([IANA], out)
+    import_archive([crawl], out)
     return out
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from judges.rule_runs import clicks, write_episode
+from shared_data import shared_file
 from webdojo.judges.answer_match import (
     ExactJudge,
     F1Judge,
@@ -22,8 +23,6 @@ from webdojo.judges.runner import judge_run
 from webdojo.judges.spec import build_judge
 from webdojo.store.verdicts import read_verdicts
 from webdojo.tasks.schema import Task
-
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
 
 
 def qa_task(*golden: str, possible: tuple[str, ...] = (), task_id: str = "qa.capital") -> Task:
@@ -219,9 +218,7 @@ async def test_specs_build_the_judges_and_the_runner_writes_their_verdicts(
 
 async def test_real_natural_questions_with_several_golden_answers(tmp_path: Path) -> None:
     """FlashRAG's NQ sample, imported as it is: the golden answers of a question are all tried."""
-    source = DATA / "qa" / "flashrag_nq_test.jsonl"
-    if not source.is_file():
-        pytest.skip(f"the real QA sample is not here: {source.resolve()} (see its README.md)")
+    source = shared_file("qa/flashrag_nq_test.jsonl")
     from webdojo.tasks.sources import import_tasks
     from webdojo.tasks.task_file import iter_tasks
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from judges.rule_runs import clicks, write_episode
+from shared_data import shared_file
 from webdojo.actions import Action, Click, Select, Type
 from webdojo.judges.live_rules import check_rules, completion, site_name, url_value
 from webdojo.judges.programmatic import ProgrammaticJudge
@@ -15,17 +16,15 @@ from webdojo.tasks.schema import EvalRule, Task
 from webdojo.tasks.sources import import_tasks
 from webdojo.tasks.task_file import iter_tasks
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
-SOURCE = DATA / "tasks" / "mind2web_live" / "mind2web-live_test_20241024.json"
+SOURCE = "tasks/mind2web_live/mind2web-live_test_20241024.json"
 
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Task]:
     """The 104 real Mind2Web-Live tasks by index ("0", "1", ...)."""
-    if not SOURCE.is_file():
-        pytest.skip(f"the real Mind2Web-Live file is not here: {SOURCE.resolve()}")
+    source = shared_file(SOURCE)
     out = tmp_path_factory.mktemp("live") / "tasks.jsonl"
-    import_tasks([str(SOURCE)], out)
+    import_tasks([str(source)], out)
     return {t.id.removeprefix("mind2web_live:"): t for t in iter_tasks(out)}
 
 

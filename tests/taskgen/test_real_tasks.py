@@ -8,16 +8,15 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pytest
 from taskgen_helpers import last_user_text, read, write
 from typer.testing import CliRunner
 
 from fakes.openai_server import FakeOpenAIServer
+from shared_data import shared_file
 from webdojo.cli import app
 from webdojo.tasks.schema import Task
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
-DEV = DATA / "tasks" / "mind2web2" / "dev_set_tasks.jsonl"
+DEV = "tasks/mind2web2/dev_set_tasks.jsonl"
 
 
 def rubric_model(body: dict[str, Any]) -> str:
@@ -41,9 +40,8 @@ def rewrite_model(body: dict[str, Any]) -> str:
 
 
 def test_dev_set_rubrics_then_decomposition(fake_openai: FakeOpenAIServer, tmp_path: Path) -> None:
-    if not DEV.exists():
-        pytest.skip(f"real data missing: {DEV} (see /work/shared/data/README.md)")
-    rows = [json.loads(line) for line in DEV.read_text(encoding="utf-8").splitlines() if line]
+    dev = shared_file(DEV)
+    rows = [json.loads(line) for line in dev.read_text(encoding="utf-8").splitlines() if line]
     tasks = [Task(id=f"mind2web2:{r['task_id']}", instruction=r["task_description"],
                   source="mind2web2") for r in rows]  # fmt: skip
     path = write(tmp_path / "dev.jsonl", tasks)

@@ -10,16 +10,17 @@ from pathlib import Path
 import pytest
 from import_helpers import run_import
 
+from shared_data import shared_file
 from webdojo.errors import TaskFileError
 
 
 @pytest.fixture
-def voyager(data: Path, tmp_path: Path) -> list[str]:
+def voyager(tmp_path: Path) -> list[str]:
     """The real WebVoyager lines (its answers file is copied next to each broken copy)."""
     (tmp_path / "src").mkdir()
-    answers = data / "tasks/webvoyager/reference_answer.json"
+    answers = shared_file("tasks/webvoyager/reference_answer.json")
     (tmp_path / "src" / answers.name).write_bytes(answers.read_bytes())
-    return (data / "tasks/webvoyager/WebVoyager_data.jsonl").read_text().splitlines()
+    return shared_file("tasks/webvoyager/WebVoyager_data.jsonl").read_text().splitlines()
 
 
 def broken_copy(tmp_path: Path, lines: list[str], name: str = "WebVoyager_data.jsonl") -> Path:
@@ -106,8 +107,8 @@ def test_skip_invalid_lists_every_bad_line_with_counts(tmp_path: Path, voyager: 
     assert report.sources[0].skipped == 6 and report.to_json()["skipped"] == 6
 
 
-def test_a_truncated_json_list(data: Path, tmp_path: Path) -> None:
-    source = data / "tasks/online_mind2web/Online_Mind2Web.abp_2026-03.json"
+def test_a_truncated_json_list(tmp_path: Path) -> None:
+    source = shared_file("tasks/online_mind2web/Online_Mind2Web.abp_2026-03.json")
     text = source.read_text()
     cut = text.index('"task_id"', len(text) // 2) + 20  # in the middle of an element
     path = tmp_path / "online.json"
@@ -126,8 +127,10 @@ def test_a_truncated_json_list(data: Path, tmp_path: Path) -> None:
     assert [(s.where, s.reason) for s in report.skipped] == [(f"{path}:{line}", "truncated JSON")]
 
 
-def test_a_list_element_that_is_not_an_object(data: Path, tmp_path: Path) -> None:
-    rows = json.loads((data / "tasks/mind2web_live/mind2web-live_test_20241024.json").read_text())
+def test_a_list_element_that_is_not_an_object(tmp_path: Path) -> None:
+    rows = json.loads(
+        shared_file("tasks/mind2web_live/mind2web-live_test_20241024.json").read_text()
+    )
     rows[3] = "not a task"
     rows[5]["evaluation"][0]["match_function_name"] = "pixel_match"
     rows[6]["evaluation"][1]["content"]["colour"] = "red"
@@ -157,7 +160,7 @@ def test_an_empty_file_is_an_error(tmp_path: Path, name: str, text: str) -> None
         run_import(tmp_path, path, fmt="insta")
 
 
-def test_unknown_formats_list_the_known_ones(data: Path, tmp_path: Path) -> None:
+def test_unknown_formats_list_the_known_ones(tmp_path: Path) -> None:
     path = tmp_path / "mystery.jsonl"
     path.write_text('{"prompt_text": "hi", "label": 1}\n')
     with pytest.raises(
@@ -173,7 +176,7 @@ def test_unknown_formats_list_the_known_ones(data: Path, tmp_path: Path) -> None
         TaskFileError, match=r"unknown format 'webarena'; known formats: deepshop, webvoyager"
     ):
         run_import(tmp_path, path, fmt="webarena")
-    answers = data / "tasks/webvoyager/reference_answer.json"
+    answers = shared_file("tasks/webvoyager/reference_answer.json")
     with pytest.raises(TaskFileError, match="this is WebVoyager's answer file"):
         run_import(tmp_path, answers)
 

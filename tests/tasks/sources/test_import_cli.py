@@ -8,11 +8,13 @@ from pathlib import Path
 import pytest
 from import_helpers import cli, jsonl, last_json
 
+from shared_data import shared_file
 
-def test_detects_reports_and_writes(data: Path, tmp_path: Path) -> None:
+
+def test_detects_reports_and_writes(tmp_path: Path) -> None:
     out = tmp_path / "wv.jsonl"
-    voyager = data / "tasks/webvoyager/WebVoyager_data.jsonl"
-    result = cli(voyager, data / "qa/flashrag_nq_test.jsonl", "--out", out, "--json")
+    voyager = shared_file("tasks/webvoyager/WebVoyager_data.jsonl")
+    result = cli(voyager, shared_file("qa/flashrag_nq_test.jsonl"), "--out", out, "--json")
     assert result.exit_code == 0, result.output
     assert "format webvoyager" in result.stdout and "format flashrag" in result.stdout
     summary = last_json(result)
@@ -31,10 +33,10 @@ def test_builtin_export(tmp_path: Path) -> None:
 
 
 def test_a_bad_record_exits_2_naming_file_line_field(
-    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)  # short paths, so the table does not fold them
-    lines = (data / "tasks/deepshop/deepshop_example.jsonl").read_text().splitlines()
+    lines = shared_file("tasks/deepshop/deepshop_example.jsonl").read_text().splitlines()
     record = json.loads(lines[3])
     record["difficulty"] = "impossible"
     lines[3] = json.dumps(record)

@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 from import_helpers import jsonl, run_import
 
+from shared_data import shared_file
 from webdojo.tasks.loader import load_spec
 from webdojo.tasks.schema import Task
 
 
-def test_webvoyager_tasks_with_golden_and_possible_answers(data: Path, tmp_path: Path) -> None:
-    source = data / "tasks/webvoyager/WebVoyager_data.jsonl"
+def test_webvoyager_tasks_with_golden_and_possible_answers(tmp_path: Path) -> None:
+    source = shared_file("tasks/webvoyager/WebVoyager_data.jsonl")
     raw = jsonl(source)
     answers = json.loads((source.parent / "reference_answer.json").read_text())
     report, tasks = run_import(tmp_path, source)
@@ -39,9 +40,9 @@ def test_webvoyager_tasks_with_golden_and_possible_answers(data: Path, tmp_path:
     assert Counter(t.meta["web_name"] for t in tasks) == Counter(r["web_name"] for r in raw)
 
 
-def test_webvoyager_without_its_answer_file_says_so(data: Path, tmp_path: Path) -> None:
+def test_webvoyager_without_its_answer_file_says_so(tmp_path: Path) -> None:
     copy = tmp_path / "WebVoyager_data.jsonl"
-    copy.write_bytes((data / "tasks/webvoyager/WebVoyager_data.jsonl").read_bytes())
+    copy.write_bytes(shared_file("tasks/webvoyager/WebVoyager_data.jsonl").read_bytes())
     report, tasks = run_import(tmp_path, copy)
     assert len(tasks) == 643 and not any(t.reference_answers for t in tasks)
     assert report.sources[0].notes == [
@@ -49,12 +50,12 @@ def test_webvoyager_without_its_answer_file_says_so(data: Path, tmp_path: Path) 
     ]
 
 
-def test_both_online_mind2web_versions(data: Path, tmp_path: Path) -> None:
+def test_both_online_mind2web_versions(tmp_path: Path) -> None:
     for name, levels in [
         ("Online_Mind2Web.abp_2026-03.json", {"medium": 143, "easy": 80, "hard": 77}),
         ("Online_Mind2Web.tiro_2025-06.json", {"medium": 143, "easy": 83, "hard": 74}),
     ]:
-        source = data / "tasks/online_mind2web" / name
+        source = shared_file(f"tasks/online_mind2web/{name}")
         raw = json.loads(source.read_text())
         report, tasks = run_import(tmp_path, source)
         assert report.formats == "online_mind2web" and len(tasks) == len(raw) == 300
@@ -72,11 +73,10 @@ def test_both_online_mind2web_versions(data: Path, tmp_path: Path) -> None:
             )
 
 
-def test_the_two_online_mind2web_versions_share_254_ids(data: Path, tmp_path: Path) -> None:
-    folder = data / "tasks/online_mind2web"
+def test_the_two_online_mind2web_versions_share_254_ids(tmp_path: Path) -> None:
     new, old = (
-        folder / "Online_Mind2Web.abp_2026-03.json",
-        folder / "Online_Mind2Web.tiro_2025-06.json",
+        shared_file("tasks/online_mind2web/Online_Mind2Web.abp_2026-03.json"),
+        shared_file("tasks/online_mind2web/Online_Mind2Web.tiro_2025-06.json"),
     )
     report, tasks = run_import(tmp_path, new, old, skip_invalid=True)
     assert len(tasks) == 346 and report.reasons() == {"duplicate id": 254}
@@ -85,8 +85,8 @@ def test_the_two_online_mind2web_versions_share_254_ids(data: Path, tmp_path: Pa
     assert f"(first at {new}:" in report.skipped[0].detail
 
 
-def test_mind2web_live_rules_become_eval_rules(data: Path, tmp_path: Path) -> None:
-    source = data / "tasks/mind2web_live/mind2web-live_test_20241024.json"
+def test_mind2web_live_rules_become_eval_rules(tmp_path: Path) -> None:
+    source = shared_file("tasks/mind2web_live/mind2web-live_test_20241024.json")
     raw = json.loads(source.read_text())
     report, tasks = run_import(tmp_path, source)
     assert report.formats == "mind2web_live" and len(tasks) == len(raw) == 104
@@ -108,8 +108,8 @@ def test_mind2web_live_rules_become_eval_rules(data: Path, tmp_path: Path) -> No
     assert all(t.website and t.website.startswith("https://") for t in tasks)
 
 
-def test_deepshop_difficulty_is_the_level(data: Path, tmp_path: Path) -> None:
-    source = data / "tasks/deepshop/deepshop_example.jsonl"
+def test_deepshop_difficulty_is_the_level(tmp_path: Path) -> None:
+    source = shared_file("tasks/deepshop/deepshop_example.jsonl")
     raw = jsonl(source)
     report, tasks = run_import(tmp_path, source)
     assert report.formats == "deepshop" and len(tasks) == len(raw) == 10
@@ -122,8 +122,8 @@ def test_deepshop_difficulty_is_the_level(data: Path, tmp_path: Path) -> None:
     assert tasks[0].meta["sort"] == "None"  # the source's own spelling, kept
 
 
-def test_mind2web2_has_no_website(data: Path, tmp_path: Path) -> None:
-    source = data / "tasks/mind2web2/dev_set_tasks.jsonl"
+def test_mind2web2_has_no_website(tmp_path: Path) -> None:
+    source = shared_file("tasks/mind2web2/dev_set_tasks.jsonl")
     raw = jsonl(source)
     report, tasks = run_import(tmp_path, source)
     assert report.formats == "mind2web2" and len(tasks) == len(raw) == 10
@@ -133,8 +133,8 @@ def test_mind2web2_has_no_website(data: Path, tmp_path: Path) -> None:
     assert len(noted) == sum("eval_notes" in r for r in raw) == 2
 
 
-def test_flashrag_answers_are_golden(data: Path, tmp_path: Path) -> None:
-    source = data / "qa/flashrag_nq_test.jsonl"
+def test_flashrag_answers_are_golden(tmp_path: Path) -> None:
+    source = shared_file("qa/flashrag_nq_test.jsonl")
     raw = jsonl(source)
     report, tasks = run_import(tmp_path, source)
     assert report.formats == "flashrag" and len(tasks) == len(raw) == 17
@@ -151,15 +151,15 @@ def test_builtin_export_is_the_builtin_tasks(tmp_path: Path) -> None:
     assert len(tasks) == 63 and all(t.source == "builtin" for t in tasks)
 
 
-def test_every_real_set_in_one_file_loads_in_hugging_face(data: Path, tmp_path: Path) -> None:
+def test_every_real_set_in_one_file_loads_in_hugging_face(tmp_path: Path) -> None:
     datasets = pytest.importorskip("datasets")
     sources = [
-        data / "tasks/webvoyager/WebVoyager_data.jsonl",
-        data / "tasks/online_mind2web/Online_Mind2Web.abp_2026-03.json",
-        data / "tasks/mind2web_live/mind2web-live_test_20241024.json",
-        data / "tasks/deepshop/deepshop_example.jsonl",
-        data / "tasks/mind2web2/dev_set_tasks.jsonl",
-        data / "qa/flashrag_nq_test.jsonl",
+        shared_file("tasks/webvoyager/WebVoyager_data.jsonl"),
+        shared_file("tasks/online_mind2web/Online_Mind2Web.abp_2026-03.json"),
+        shared_file("tasks/mind2web_live/mind2web-live_test_20241024.json"),
+        shared_file("tasks/deepshop/deepshop_example.jsonl"),
+        shared_file("tasks/mind2web2/dev_set_tasks.jsonl"),
+        shared_file("qa/flashrag_nq_test.jsonl"),
         "builtin",
     ]
     report, tasks = run_import(tmp_path, *sources)
