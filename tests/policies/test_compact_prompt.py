@@ -1,5 +1,6 @@
-"""The ``compact`` template: bare commands that parse back, a pruned tree, and MiniWoB++ steps
-of a few hundred tokens, solved by the scripted teacher in its syntax (real Chromium)."""
+"""The ``compact`` template: bare commands that parse back, replies that name their element
+first, a pruned tree with ids after names, and MiniWoB++ steps of a few hundred tokens, solved
+by the scripted teacher in its syntax (real Chromium)."""
 
 from __future__ import annotations
 
@@ -46,10 +47,38 @@ def test_the_tree_drops_labels_that_repeat_their_element_and_is_capped(task) -> 
     page = template.page(make_obs(axtree=TREE))
     assert page.splitlines() == [
         "RootWebArea 'Select YM2l8 and click Submit.'",
-        "[0] checkbox 'TVkEpYW' checked: false",
-        "[1] button 'Submit'",
+        "checkbox 'TVkEpYW' [0] checked: false",
+        "button 'Submit' [1]",
         "...",
     ]
+    ungrounded = get_template("compact", max_tree_lines=3, ground=False)
+    assert ungrounded.page(make_obs(axtree=TREE)).splitlines()[1:3] == [
+        "[0] checkbox 'TVkEpYW' checked: false",
+        "[1] button 'Submit'",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("action", "reply"),
+    [
+        (Click(element=0), "<think>checkbox 'TVkEpYW' [0]</think>click [0]"),
+        (
+            Type(element=1, text="x y", enter=False),
+            "<think>button 'Submit' [1]</think>type [1] [x y] [0]",
+        ),
+        (Click(element=7), "click [7]"),  # not on the page as shown: nothing to name
+        (Stop(answer="done"), "stop [done]"),
+    ],
+)
+def test_replies_name_the_page_line_of_their_element_first(action, reply) -> None:
+    template = get_template("compact")
+    text = template.reply(action, make_obs(axtree=TREE))
+    assert text == reply
+    parsed = template.parse(text)
+    assert parsed.action == action
+    assert get_template("compact", ground=False).reply(action, make_obs(axtree=TREE)) == (
+        template.render(action)
+    )
 
 
 def test_the_last_actions_and_their_errors_are_told(task) -> None:

@@ -147,5 +147,5 @@ def test_undecodable_images_and_unknown_models_are_refused(tmp_path: Path) -> No
 def test_the_small_model_is_wider_and_deeper_with_fewer_merges() -> None:
     small = load_bundle("small", corpus=CORPUS)
     config = small.model.config
-    assert (config.num_hidden_layers, config.hidden_size) == (4, 256) and small.kind == "small"
+    assert (config.num_hidden_layers, config.hidden_size) == (4, 128) and small.kind == "small"
     assert len(small.tokenizer) <= 1024 < 4096

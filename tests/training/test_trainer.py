@@ -27,9 +27,9 @@ from webdojo.errors import (
     ResumeMismatch,
 )
 from webdojo.training.batches import batch_indices, corpus_texts
-from webdojo.training.encoding import collate, encode_example
+from webdojo.training.encoding import IGNORE, collate, encode_example
 from webdojo.training.examples import Example
-from webdojo.training.objectives import Mode, batch_loss
+from webdojo.training.objectives import Mode, batch_loss, prompt_positions, token_logprobs
 from webdojo.training.processing import train_tokenizer
 from webdojo.training.tiny_models import ModelBundle, load_bundle
 from webdojo.training.trainer import METRICS, TrainConfig, train
@@ -71,6 +71,45 @@ def test_one_step_lowers_the_loss_and_moves_the_log_probabilities(
     assert loss_after < loss_before
     assert torch.all(torch.sign(logp_after - logp_before) == direction), (logp_before, logp_after)
     assert (tmp_path / "checkpoints" / "step-000001" / "model" / "config.json").is_file()
+
+
+@pytest.mark.parametrize("kind", ["tiny", "tiny-vl"])
+def test_a_prompt_loss_weight_adds_the_prompts_text_but_no_image_or_padding(kind: str) -> None:
+    batch = examples(3)
+    bundle = load_bundle(kind, corpus=corpus_texts(batch), seed=1)
+    encoded = collate(
+        [encode_example(bundle, e, 1024) for e in batch], bundle.tokenizer.pad_token_id
+    )
+    prompt = prompt_positions(encoded)
+    reply = encoded["labels"][:, 1:] != IGNORE
+    assert prompt.any() and not (prompt & reply).any()
+    assert not (prompt & (encoded["attention_mask"][:, 1:] == 0)).any()
+    if kind == "tiny-vl":
+        images = encoded["mm_token_type_ids"][:, 1:] != 0
+        assert images.any() and not (prompt & images).any()
+    with torch.no_grad():
+        logp = token_logprobs(bundle.model, encoded)
+        reply_only, _ = batch_loss(bundle.model, encoded, batch, "sft")
+        weighted, _ = batch_loss(bundle.model, encoded, batch, "sft", prompt_weight=0.5)
+    reply_mean = -(logp * reply).sum() / reply.sum()
+    prompt_mean = -(logp * prompt).sum() / prompt.sum()
+    assert float(reply_only) == pytest.approx(float(reply_mean), rel=1e-5)
+    assert float(weighted) == pytest.approx(float(reply_mean + 0.5 * prompt_mean), rel=1e-5)
+    assert float(weighted) != pytest.approx(float(reply_only))
+
+
+def test_a_prompt_loss_weight_is_refused_for_rl_and_below_zero(tmp_path: Path) -> None:
+    for mode, weight in (("rl", 0.3), ("sft", -0.1)):
+        config = TrainConfig(
+            mode=mode,
+            out=tmp_path / mode,
+            steps=1,
+            batch_size=2,
+            prompt_loss_weight=weight,
+            progress=False,
+        )
+        with pytest.raises(ConfigError, match="prompt loss weight"):
+            train(config, examples(2, reward=1.0))
 
 
 def test_lora_trains_an_adapter_and_its_checkpoint_loads_back(tmp_path: Path) -> None:

@@ -32,6 +32,14 @@ Steps = Annotated[int, typer.Option(min=1, help="optimizer steps in all")]
 BatchSize = Annotated[int, typer.Option(min=1, help="examples per step")]
 Lr = Annotated[float, typer.Option(help="AdamW learning rate (1e-3 suits the tiny models)")]
 MaxTokens = Annotated[int, typer.Option(min=16, help="longer examples lose prompt on the left")]
+PromptLoss = Annotated[
+    float,
+    typer.Option(
+        min=0.0,
+        help="add this times the prompts' mean token loss to the replies' (0: replies only; "
+        "for models trained from scratch)",
+    ),
+]
 CheckpointEvery = Annotated[int, typer.Option(min=0, help="steps between checkpoints (0: end)")]
 Lora = Annotated[bool, typer.Option(help="train a LoRA adapter instead of every weight")]
 Resume = Annotated[bool, typer.Option(help="go on from OUT's newest checkpoint")]
@@ -45,9 +53,11 @@ def sft_command(
     data: Data, model: Model = "tiny", out: Out = Path("runs/train"), steps: Steps = 20,
     batch_size: BatchSize = 8, lr: Lr = 1e-3, max_tokens: MaxTokens = 4096,
     checkpoint_every: CheckpointEvery = 0, lora: Lora = False, resume: Resume = False,
-    seed: Seed = 0, template: Template = None, as_json: AsJson = False,
+    seed: Seed = 0, template: Template = None, prompt_loss_weight: PromptLoss = 0.0,
+    as_json: AsJson = False,
 ) -> None:  # fmt: skip
-    """Supervised fine-tuning: cross-entropy on the selected replies' tokens only."""
+    """Supervised fine-tuning: cross-entropy on the selected replies' tokens (and, with
+    --prompt-loss-weight, on the prompts' text)."""
     _train("sft", locals())
 
 

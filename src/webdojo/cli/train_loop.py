@@ -53,6 +53,10 @@ def loop_command(
     train_steps: Annotated[int, typer.Option(min=1, help="updates per round")] = 120,
     batch_size: Annotated[int, typer.Option(min=1)] = 4,
     lr: Annotated[float, typer.Option(help="learning rate")] = 3e-3,
+    prompt_loss_weight: Annotated[
+        float,
+        typer.Option(min=0.0, help="sft updates: add this times the prompts' mean token loss"),
+    ] = 0.3,
     power: Annotated[float, typer.Option(help="bc: recency bias power")] = 1.0,
     last_k: Annotated[int, typer.Option(min=1, help="bc: rounds in the buffer")] = 4,
     serve: Annotated[str, typer.Option(help="auto | vllm | transformers (in-process)")] = "auto",

@@ -35,6 +35,8 @@ class LoopConfig:
     train_steps: int = 120  # optimizer steps per round
     batch_size: int = 4
     lr: float = 3e-3
+    prompt_loss_weight: float = 0.3  # sft updates: the prompts' text in the loss (trainer.py);
+    # for a model trained from scratch (docs/learning.md has what it changed)
     context_tokens: int = 2048  # longer prompts lose tokens from the left in training
     temperature: float = 1.0  # rollouts sample; evaluations are greedy
     max_tokens: int = 48  # per reply

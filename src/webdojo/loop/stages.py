@@ -123,12 +123,14 @@ def update(
     config: LoopConfig, bundle: ModelBundle, selection: Path, out: Path, number: int, rule: str
 ) -> TrainResult:
     """One round of updates on the selection (``rl`` for grpo's advantages, else ``sft``)."""
+    rl = rule == "grpo"
     train_config = TrainConfig(
-        mode="rl" if rule == "grpo" else "sft",
+        mode="rl" if rl else "sft",
         model=config.model,
         steps=config.train_steps,
         batch_size=config.batch_size,
         lr=config.lr,
+        prompt_loss_weight=0.0 if rl else config.prompt_loss_weight,
         max_tokens=config.context_tokens,
         seed=config.seed + number,
         out=out,

@@ -122,16 +122,24 @@ class ScriptedPolicy:
         if reference and not task.solution and miniwob.solvable(task):
             decision = miniwob.solve(task, observation, history)
             if decision.action is not None:
-                decision = dataclasses.replace(decision, text=self._text(decision.action))
+                decision = dataclasses.replace(
+                    decision, text=self._text(decision.action, observation)
+                )
             return decision
-        return follow(self._solution(task), observation, history, Stop(), self._text)
+        return follow(
+            self._solution(task),
+            observation,
+            history,
+            Stop(),
+            lambda action: self._text(action, observation),
+        )
 
     async def aclose(self) -> None:
         return None
 
-    def _text(self, action: Action) -> str:
+    def _text(self, action: Action, observation: Observation) -> str:
         if self._template is not None:
-            return self._template.render(action)
+            return self._template.reply(action, observation)
         if self._format is not None:
             try:
                 return render(action, self._format)

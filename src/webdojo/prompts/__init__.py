@@ -8,7 +8,7 @@ template           parse format    observation and reply
 ``browseragent``   browseragent    accessibility tree; ``<think>``, ``<conclusion>``, fenced command
 ``funcall``        funcall         screenshot + accessibility tree; one ``click(element=3)`` call
 ``chat``           funcall         as funcall, append-only: every page and reply stay in the chat
-``compact``        browseragent    pruned accessibility tree, last actions; a bare ``click [4]``
+``compact``        browseragent    pruned tree (ids last); the element's line, then ``click [4]``
 =================  ==============  ===============================================================
 
 ``get_template(name, **options)`` builds one; options are the template's dataclass fields

@@ -77,6 +77,12 @@ class PromptTemplate(ABC):
         except ValueError:
             return action.describe()
 
+    def reply(self, action: Action, observation: Observation) -> str:
+        """What a model should answer to take ``action`` on ``observation``: the teacher's
+        demonstrations are written with it. The action in this template's syntax, unless the
+        template's replies say more about the page."""
+        return self.render(action)
+
     def action_text(self, action: Action) -> str:
         """The action on one line, for history summaries."""
         return " ".join(self.render(action).split())

@@ -3,10 +3,19 @@ scratch on a CPU.
 
     system     three lines: what to do, the commands, the reply format
     user       the objective, the page (a pruned accessibility tree), the last few actions
-    assistant  one bare command: ``click [4]``, ``type [2] [Thaddeus]``, ``stop [42]``
+    assistant  the element acted on, then one bare command:
+               ``<think>link 'ipsum' [4]</think>click [4]``, ``stop [42]``
 
-The commands are BrowserAgent's bracket syntax (``parsing.browseragent``), without the
-``<think>`` reasoning or the code fence: a tiny model spends its few parameters on the action.
+The commands are BrowserAgent's bracket syntax (``parsing.browseragent``), without a code
+fence; ``<think>`` holds only the page's line of the element acted on. That line is the
+grounding a small model has to learn (which element the objective names), said before the id:
+the page lists each element as ``role 'name' [id]``, so the reply can copy the name from the
+objective, then the id that follows that name on the page, instead of finding the name and
+looking back for its id in one step. The parser reads the command and keeps the line as the
+thought. Measured on six MiniWoB++ pages, it raised held-out step accuracy from 56% to 62%
+after 1,200 updates (with the trainer's prompt loss; docs/learning.md); ``ground=False`` gives
+bare commands and ids first.
+
 The tree is pruned: a StaticText line that repeats the name of the element above it (a
 checkbox's label, a link's text) goes, and the tree stops after ``max_tree_lines`` lines, each
 cut at ``max_line_chars``. A MiniWoB++ step (instruction, a handful of elements) is then about
@@ -34,6 +43,7 @@ SYSTEM = (
     "Reply with the command only, ids from the page's [id] marks."
 )
 _NAME = re.compile(r"'(.*)'")
+_MARKED = re.compile(r"\[(\d+)\] (\S+(?: '.*')?)(.*)")  # [id] role 'name' properties
 
 
 @dataclass(frozen=True)
@@ -48,12 +58,31 @@ class CompactTemplate(PromptTemplate):
     max_tree_lines: int = 60
     max_line_chars: int = 120
     last_actions: int = 3  # the previous actions shown (the older ones are dropped)
+    ground: bool = True  # element lines as role 'name' [id]; replies name their element first
 
     def system_prompt(self) -> str:
         return SYSTEM
 
     def render(self, action: Action) -> str:
         return self.action_text(action)
+
+    def reply(self, action: Action, observation: Observation) -> str:
+        """The command, after the page's line of its element when grounding (see the module
+        docstring) and that element is on the page as shown."""
+        element = getattr(action, "element", None)
+        line = self._element_line(observation, element) if self.ground else None
+        command = self.render(action)
+        return command if line is None else f"<think>{line}</think>{command}"
+
+    def _element_line(self, observation: Observation, element: int | None) -> str | None:
+        if element is None:
+            return None
+        head = re.compile(rf"\S+(?: '.*')? \[{element}\]")  # role 'name' [id], as page() lists it
+        for line in self.page(observation).splitlines():
+            match = head.match(line)
+            if match:
+                return match.group(0)
+        return None
 
     def action_text(self, action: Action) -> str:
         try:
@@ -84,6 +113,7 @@ class CompactTemplate(PromptTemplate):
             if line.startswith("StaticText") and name and name == previous:
                 continue
             previous = name
+            line = _id_last(line) if self.ground else line
             kept.append(line[: self.max_line_chars])
             if len(kept) == self.max_tree_lines:
                 kept.append("...")
@@ -99,3 +129,12 @@ class CompactTemplate(PromptTemplate):
 def _name(line: str) -> str:
     match = _NAME.search(line)
     return match.group(1).strip() if match else ""
+
+
+def _id_last(line: str) -> str:
+    """``[4] checkbox 'ZrLIee' checked: false`` -> ``checkbox 'ZrLIee' [4] checked: false``."""
+    match = _MARKED.fullmatch(line)
+    if match is None:
+        return line
+    ident, head, tail = match.groups()
+    return f"{head} [{ident}]{tail}"

@@ -2,7 +2,7 @@
 trained on the fly, no downloads) and any local Hugging Face model or checkpoint of ours.
 
     load_bundle("tiny")      a 2-layer Qwen2 causal LM: text observations, element-id actions
-    load_bundle("small")     a 4-layer, 256-wide Qwen2 causal LM (2.6M parameters): for
+    load_bundle("small")     a 4-layer, 128-wide Qwen2 causal LM (0.8M parameters): for
                              learning runs on 2 CPU cores (docs/learning.md)
     load_bundle("tiny-vl")   a 2-layer Qwen2-VL (vision tower included): the screenshot path
                              that Qwen2-VL / Qwen2.5-VL users run, at toy size
@@ -59,13 +59,15 @@ TINY_TEXT: dict[str, Any] = dict(
     max_position_embeddings=4096,
 )
 # for learning runs: copying a name from the objective to the element that bears it (MiniWoB++'s
-# click-link, enter-text) needs wider attention than tiny's, and a step still takes ~0.3 s on 2
-# cores. Not enough yet for those pages (docs/learning.md has the runs)
+# click-link, enter-text): four layers leave room for two chained copies (the name, then the id
+# after it on the page).
+# 128 wide: in offline runs it learned about as much per update as 256 wide, at 0.27 s against
+# 0.65 s per step of 8 examples on 2 cores (docs/learning.md)
 SMALL_TEXT: dict[str, Any] = dict(
-    hidden_size=256,
-    intermediate_size=512,
+    hidden_size=128,
+    intermediate_size=256,
     num_hidden_layers=4,
-    num_attention_heads=8,
+    num_attention_heads=4,
     num_key_value_heads=4,
     max_position_embeddings=4096,
 )

@@ -56,6 +56,8 @@ class TrainConfig:
     steps: int = 20  # optimizer steps in all (a resumed run goes on up to this)
     batch_size: int = 8  # examples per step
     lr: float = 1e-3  # AdamW; right for tiny models from scratch, ~1e-5 for a pretrained one
+    prompt_loss_weight: float = 0.0  # sft: this times the prompts' mean token loss is added to
+    # the replies' (objectives.py); for models trained from scratch
     weight_decay: float = 0.0
     grad_clip: float = 1.0  # max gradient norm; 0 turns clipping off
     max_tokens: int = 4096  # longer examples lose prompt tokens from the left (encoding.py)
@@ -187,6 +189,10 @@ def _prepare(
     resumed: checkpoints.Resumed | None,
 ) -> ModelBundle:
     """The model to train, after every check that can be made before the first step."""
+    if config.prompt_loss_weight and config.mode != "sft":
+        raise ConfigError("a prompt loss weight is for sft: rl scores the sampled replies only")
+    if config.prompt_loss_weight < 0:
+        raise ConfigError(f"prompt loss weight {config.prompt_loss_weight}: it cannot be negative")
     if resumed is not None:
         if bundle is not None:
             raise ConfigError("resume loads the model from its checkpoint: pass no bundle")
@@ -213,7 +219,9 @@ def _update(
     """One optimizer step on one batch; its loss."""
     try:
         with _autocast(config, device):
-            loss, _ = batch_loss(bundle.model, batch, picked, config.mode)
+            loss, _ = batch_loss(
+                bundle.model, batch, picked, config.mode, config.prompt_loss_weight
+            )
         loss.backward()
         if config.grad_clip > 0:
             torch.nn.utils.clip_grad_norm_(params, config.grad_clip)
