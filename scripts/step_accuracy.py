@@ -9,10 +9,10 @@ behind the step-accuracy table in docs/learning.md (not an episode success rate)
         ``--eval-every`` updates, the share of held-out steps whose greedy reply parses into the
         teacher's action, per page
 
-``--ground`` rewrites each step as the grounded ``compact`` template lays it out (ids after
-names; the reply opens with the element's line in ``<think>``). The optimizer differs from the
-trainer's: AdamW with 50 warm-up steps and a cosine decay to a tenth, and the prompt loss is
-added as its own mean (as ``objectives.batch_loss`` does). Runs on CPU; no other process
+``--ground`` lays each step out as the grounded ``compact`` template does (ids after names;
+the reply opens with the element's line in ``<think>``). The loss is the trainer's
+(``objectives.batch_loss``); the optimizer differs from it: AdamW with 50 warm-up steps and a
+cosine decay to a tenth. Runs on CPU; no other process
 should load the machine (thread contention slows torch on 2 cores by up to 20x).
 """
 
@@ -36,17 +36,18 @@ from webdojo.judges.runner import judge_run
 from webdojo.parsing import ParseFormat, parse
 from webdojo.policies import ScriptedPolicy
 from webdojo.prompts import get_template
+from webdojo.prompts.compact import element_line
 from webdojo.rollout.run import RunConfig, run_job
 from webdojo.tasks.loader import load_spec
 from webdojo.training.batches import corpus_texts
 from webdojo.training.contexts import selection_examples
 from webdojo.training.encoding import collate, encode_example, encode_prompt
 from webdojo.training.examples import Example
+from webdojo.training.objectives import batch_loss
 from webdojo.training.select_runs import SelectSettings, select
 from webdojo.training.tiny_models import ModelBundle, load_bundle
 
 PAGES = "click-test+click-button+click-link+enter-text+focus-text+click-checkboxes"
-_LINE = re.compile(r"\[(\d+)\] (\S+(?: '.*')?)(.*)")
 _ID = re.compile(r"(click|type|select) \[(\d+)\]")
 
 
@@ -70,28 +71,20 @@ def demos(out: Path, n_train: int, n_heldout: int) -> None:
 
 
 def grounded(example: Example) -> Example:
-    """The step as the grounded compact template lays it out (see the module docstring)."""
-    head, _, page = example.prompt[1]["content"].partition("\nPage:\n")
-    lines = [_id_last(line) for line in page.split("\n")]
-    reply = example.reply
-    match = _ID.match(reply)
-    mark = f"[{match[2]}]" if match else None
-    found = [line for line in lines if mark and mark in line and not line.startswith("Done:")]
-    if found:
-        reply = f"<think>{found[0].split(mark)[0]}{mark}</think>{reply}"
-    user = {**example.prompt[1], "content": head + "\nPage:\n" + "\n".join(lines)}
-    return replace(example, prompt=[example.prompt[0], user, *example.prompt[2:]], reply=reply)
-
-
-def _id_last(line: str) -> str:
-    match = _LINE.fullmatch(line)
-    return line if match is None else f"{match[2]} [{match[1]}]{match[3]}"
+    """A demonstration step whose page the grounded template laid out: its bare reply opens
+    with its element's line, as the grounded teacher writes it."""
+    match = _ID.match(example.reply)
+    page = example.prompt[1]["content"].partition("\nPage:\n")[2]
+    line = element_line(page, int(match[2])) if match else None
+    return (
+        example if line is None else replace(example, reply=f"<think>{line}</think>{example.reply}")
+    )
 
 
 def train(args: argparse.Namespace) -> None:
     def load(name: str) -> list[Example]:
         found = selection_examples(
-            args.out / f"{name}-sel", template="compact", template_options={"ground": False}
+            args.out / f"{name}-sel", template="compact", template_options={"ground": args.ground}
         )
         return [grounded(e) for e in found] if args.ground else found
 
@@ -112,7 +105,9 @@ def train(args: argparse.Namespace) -> None:
             order += more
         picked, order = order[: args.batch_size], order[args.batch_size :]
         batch = collate([encoded[i] for i in picked], bundle.tokenizer.pad_token_id)
-        loss = _loss(bundle, batch, args.prompt_loss_weight)
+        bundle.model.train()
+        examples = [train_set[i] for i in picked]
+        loss, _ = batch_loss(bundle.model, batch, examples, "sft", args.prompt_loss_weight)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(bundle.model.parameters(), 1.0)
         opt.step()
@@ -120,19 +115,6 @@ def train(args: argparse.Namespace) -> None:
         opt.zero_grad(set_to_none=True)
         if step % args.eval_every == 0 or step == steps:
             print(f"step {step} ({time.time() - started:.0f} s): {accuracy(bundle, heldout)}")
-
-
-def _loss(bundle: ModelBundle, batch: dict[str, torch.Tensor], weight: float) -> torch.Tensor:
-    bundle.model.train()
-    inputs = {k: v for k, v in batch.items() if k != "labels"}
-    logits = bundle.model(**inputs, use_cache=False).logits[:, :-1].float()
-    targets = batch["input_ids"][:, 1:]
-    nll = torch.nn.functional.cross_entropy(
-        logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), reduction="none"
-    ).view_as(targets)
-    reply = (batch["labels"][:, 1:] != -100).float()
-    prompt = batch["attention_mask"][:, 1:].float() - reply
-    return (nll * reply).sum() / reply.sum() + weight * (nll * prompt).sum() / prompt.sum()
 
 
 @torch.inference_mode()

@@ -75,14 +75,7 @@ class CompactTemplate(PromptTemplate):
         return command if line is None else f"<think>{line}</think>{command}"
 
     def _element_line(self, observation: Observation, element: int | None) -> str | None:
-        if element is None:
-            return None
-        head = re.compile(rf"\S+(?: '.*')? \[{element}\]")  # role 'name' [id], as page() lists it
-        for line in self.page(observation).splitlines():
-            match = head.match(line)
-            if match:
-                return match.group(0)
-        return None
+        return None if element is None else element_line(self.page(observation), element)
 
     def action_text(self, action: Action) -> str:
         try:
@@ -129,6 +122,17 @@ class CompactTemplate(PromptTemplate):
 def _name(line: str) -> str:
     match = _NAME.search(line)
     return match.group(1).strip() if match else ""
+
+
+def element_line(page: str, element: int) -> str | None:
+    """The line of a grounded ``page`` that lists ``element``, up to its id (``role 'name'
+    [id]``), or None when the page as shown does not list it."""
+    head = re.compile(rf"\S+(?: '.*')? \[{element}\]")
+    for line in page.splitlines():
+        match = head.match(line)
+        if match:
+            return match.group(0)
+    return None
 
 
 def _id_last(line: str) -> str:
