@@ -6,6 +6,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from webdojo.sitegen.validate import ValidationSettings
+
+# The looping page's load deadline is the only one a test waits out, so it stays short; the
+# step deadline is never waited out by a good site, and on a loaded 2-core CI machine a click
+# replay took past 3 s (a good site was "repaired" three times and rejected).
+SETTINGS = ValidationSettings(navigation_timeout_s=4.0, action_timeout_s=30.0)
+
 BUTTONS = 10
 STYLE = (
     "body{font:16px sans-serif;margin:24px;background:#f4efe6;color:#222}"

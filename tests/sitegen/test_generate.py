@@ -19,6 +19,7 @@ from site_templates import (
     EXTERNAL,
     GOOD,
     LOOPS_FOREVER,
+    SETTINGS,
 )
 from typer.testing import CliRunner
 
@@ -35,12 +36,10 @@ from webdojo.sitegen.pipeline import (
     SitegenReport,
     generate_sites,
 )
-from webdojo.sitegen.validate import ValidationSettings, Validator
+from webdojo.sitegen.validate import Validator
 from webdojo.tasks.loader import load_spec
 
 pytestmark = pytest.mark.browser
-
-SETTINGS = ValidationSettings(navigation_timeout_s=2.0, action_timeout_s=3.0)
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from site_templates import GOOD, WITH_PICTURES
+from site_templates import GOOD, SETTINGS, WITH_PICTURES
 from typer.testing import CliRunner
 
 from fakes.openai_server import FakeOpenAIServer, message_text, tiny_png
@@ -28,9 +28,8 @@ from webdojo.sitegen.images import (
     tag_problems,
 )
 from webdojo.sitegen.pipeline import SitegenConfig, generate_sites
-from webdojo.sitegen.validate import ValidationSettings, Validator, static_problems
+from webdojo.sitegen.validate import Validator, static_problems
 
-SETTINGS = ValidationSettings(navigation_timeout_s=2.0, action_timeout_s=3.0)
 LAKE = "a mountain lake at dawn"
 
 
