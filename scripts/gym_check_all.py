@@ -3,7 +3,7 @@
     python scripts/gym_check_all.py [--only PREFIX] [--json]
 
 Prints one line per id that fails and a summary; exit 1 if any failed. The test suite checks
-one task per built-in site and five MiniWoB++ tasks (tests/environment/test_gym.py). Pages
+two built-in tasks and four MiniWoB++ pages (tests/environment/test_gym.py). Pages
 drawn by wall-clock timers (chase-circle's moving circle, stock-market's ticker) can differ
 between two runs of one seed: their content depends on how long the reset took.
 """

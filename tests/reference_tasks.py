@@ -17,3 +17,13 @@ def short_tasks(n: int) -> list[Task]:
         ):
             found.append(task)
     return found[:n]
+
+
+def one_per_site() -> list[Task]:
+    """The built-in task with the shortest solution on each site, in site order: every site's
+    pages and verifier kinds once, for tests of a path rather than of every task (the
+    ``core`` suite's test solves them all)."""
+    first: dict[str, Task] = {}
+    for task in sorted(load_spec("builtin").tasks, key=lambda t: (len(t.solution), t.id)):
+        first.setdefault(task.website, task)
+    return [first[site] for site in sorted(first)]

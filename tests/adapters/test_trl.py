@@ -77,7 +77,26 @@ def play(env: BrowserEnv, task: Task, steps: Sequence[SolutionStep]) -> float | 
 # --- the tools against the tasks' own solutions -----------------------------------------------
 
 
+# One short task per built-in site, together using every tool a solution needs. That each
+# task's own solutions score 1 and 0 is proved for every task by the core eval suite and
+# `webdojo sites check`; here it is what the tools carry that is under test.
+THROUGH_TOOLS = (
+    "admin.count-finance-not-active",  # select
+    "booking.trip-details",
+    "forms.report-graffiti",  # type_text
+    "login.account-id",
+    "shop.add-runner",
+    "wiki.compare-populations",  # back
+)
+
+
 def test_reference_solutions_score_1_and_wrong_ones_0_through_the_tools() -> None:
+    """Reference solution -> 1 and wrong one -> 0 through the tools, on ``THROUGH_TOOLS``."""
+    tasks = [BUILTIN[t] for t in THROUGH_TOOLS]
+    assert {t.id.split(".")[0] for t in tasks} == {t.split(".")[0] for t in BUILTIN}
+    used = {s.type for t in BUILTIN.values() for s in t.solution}
+    assert {s.type for t in tasks for s in t.solution} == used  # every kind of step
+
     def both(task: Task) -> tuple[float | None, float | None]:
         with BrowserEnv() as env:
             right = play(env, task, task.solution)
@@ -85,9 +104,9 @@ def test_reference_solutions_score_1_and_wrong_ones_0_through_the_tools() -> Non
             return right, play(env, task, task.wrong_solutions[0])
 
     with ThreadPoolExecutor(4) as pool:  # TRL calls one rollout at a time; threads are harder
-        results = list(pool.map(both, sample_tasks(20)))
-    assert [r for r, _ in results] == [1.0] * 20
-    assert [w for _, w in results] == [0.0] * 20
+        results = list(pool.map(both, tasks))
+    assert [r for r, _ in results] == [1.0] * len(tasks)
+    assert [w for _, w in results] == [0.0] * len(tasks)
 
 
 def test_64_instances_at_once_share_one_browser_and_leave_no_session() -> None:
@@ -212,12 +231,8 @@ async def cancel(future: asyncio.Future[Any]) -> None:
 
 # --- inside TRL's GRPOTrainer -------------------------------------------------------------------
 
-GRPO_TASKS = [
-    "login.account-id",
-    "shop.price-pendant",
-    "admin.deactivate-priya",
-    "booking.trip-details",
-]
+# the answer below is right for one and wrong for the other: a reward of 0.5 shows both
+GRPO_TASKS = ["login.account-id", "shop.price-pendant"]
 CALL = '<tool_call>\n{"name": "answer", "arguments": {"text": "LL-51893"}}\n</tool_call>'
 
 
@@ -239,7 +254,7 @@ def test_grpo_trainer_runs_rollouts_and_logs_the_reward(
         output_dir=str(tmp_path),
         use_cpu=True,
         max_steps=2,
-        per_device_train_batch_size=8,  # 4 tasks x 2 generations: every task in each step
+        per_device_train_batch_size=4,  # 2 tasks x 2 generations: every task in each step
         num_generations=2,
         max_completion_length=256,  # room for the tool results
         max_tool_calling_iterations=2,
@@ -259,9 +274,9 @@ def test_grpo_trainer_runs_rollouts_and_logs_the_reward(
     steps = [h for h in trainer.state.log_history if "reward" in h]
     assert len(steps) == 2
     for logged in steps:
-        # every rollout answered "LL-51893": right for login.account-id only (1 task in 4),
+        # every rollout answered "LL-51893": right for login.account-id only (1 task in 2),
         # then answered again, which TRL reported to the model as a failed call
-        assert logged["rewards/BrowserEnv/mean"] == logged["reward"] == 0.25
+        assert logged["rewards/BrowserEnv/mean"] == logged["reward"] == 0.5
         assert logged["tools/call_frequency"] == 2.0
         assert logged["tools/failure_frequency"] == 0.5
 

@@ -1,5 +1,6 @@
 """``webdojo bench adapters`` as a user runs it: every way in measured on the same page, the
-ratios against the in-process step, and the JSON names scripts read."""
+ratios against the in-process step, and the JSON names scripts read. One measured step per leg
+(after the bench's warm-up): the legs' start-up, not their steps, is what the test pays for."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def test_every_way_in_is_measured_against_the_in_process_step() -> None:
-    result = last_json(webdojo("bench", "adapters", "--iterations", "3", "--json"))
+    result = last_json(webdojo("bench", "adapters", "--iterations", "1", "--json"))
     assert set(result) >= {"inprocess_ms", "gym_ms", "trl_ms", "openenv_ms", "ratios"}
     legs = ("inprocess", "make", "gym", "http", "openenv", "inprocess_trl", "trl")
     for leg in legs:  # the test extra has them all

@@ -1,4 +1,6 @@
-"""``webdojo bench rollout`` runs end to end with tiny settings and reports every leg."""
+"""``webdojo bench rollout`` runs end to end with tiny settings and reports every leg: four
+episodes, two in flight (slots refilled twice, so the async legs have a steady phase; the sync
+leg runs one batch of two) and one timed latency step a side after the warm-up."""
 
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ TINY = RolloutBenchConfig(
     saturation_warmup_s=0.2,
     saturation_s=2.0,  # long enough for a step to end inside it on a loaded machine
     saturation_rounds=1,
-    latency_steps=3,
+    latency_steps=1,
     queue_duration_s=1.0,
     queue_sessions=(2, 1),
 )

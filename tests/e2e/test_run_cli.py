@@ -12,23 +12,31 @@ import time
 from pathlib import Path
 
 import pytest
+import typer
 from cli_process import interruptible, last_json, stop_with_sigint, webdojo
 
+from reference_tasks import one_per_site
+from webdojo.cli.app import app
 from webdojo.policies import make_policy
 from webdojo.rollout.run import RunConfig, run_job
 from webdojo.store.records import EpisodeRecord, StepRecord
 from webdojo.store.run_reader import read_run
 from webdojo.store.run_store import EPISODES, STEPS
 from webdojo.tasks.loader import load_spec
+from webdojo.tasks.task_file import write_tasks
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def test_scripted_default_policy_solves_every_builtin_task(tmp_path: Path) -> None:
-    proc = webdojo("run", "--out", str(tmp_path / "run"), "--json")
+def test_scripted_default_policy_solves_a_task_of_every_site(tmp_path: Path) -> None:
+    """The main job on one task per built-in site, from a task file (that every built-in
+    task is solved is the ``core`` suite's test, tests/eval/test_core_suite.py)."""
+    tasks = tmp_path / "six.jsonl"
+    write_tasks(tasks, one_per_site())
+    proc = webdojo("run", "--tasks", str(tasks), "--out", str(tmp_path / "run"), "--json")
     assert "using the scripted policy" in proc.stdout  # the one-line note when no model is set
     summary = last_json(proc)
-    assert summary["episodes"] >= 40
+    assert summary["episodes"] == 6
     assert summary["success_rate"] == 1.0
     assert set(summary["by_site"]) == {"admin", "booking", "forms", "login", "shop", "wiki"}
     assert all(v["success_rate"] == 1.0 for v in summary["by_difficulty"].values())
@@ -47,6 +55,12 @@ def test_scripted_default_policy_solves_every_builtin_task(tmp_path: Path) -> No
     agreement = last_json(webdojo("verify", str(tmp_path / "run"), "--json"))
     assert agreement["episodes"] == len(episodes) == agreement["agree"]
     assert agreement["disagree"] == []
+
+
+def test_the_main_job_runs_every_builtin_task_by_default() -> None:
+    """What ``make demo`` runs: ``webdojo run`` with no task spec is every built-in task."""
+    command = typer.main.get_command(app).commands["run"]
+    assert {p.name: p.default for p in command.params}["tasks"] == "builtin"
 
 
 def lines_as(path: Path, model: type[EpisodeRecord] | type[StepRecord]) -> list:

@@ -57,10 +57,13 @@ async def _generate(
         return await generate_sites(out, client, settings, validator=validator)
 
 
-async def test_a_good_site_is_accepted_and_loads_as_a_sites_root(
+async def test_a_good_site_is_accepted_and_a_rerun_or_the_command_skips_it(
     tmp_path: Path, fake_openai: FakeOpenAIServer, fake_model_config: ModelConfig,
     validator: Validator,
 ) -> None:  # fmt: skip
+    """One accepted site (each one validated costs 20 replays in Chromium) serves three checks:
+    it loads as a sites root, the command resumes it with no call and ends with its JSON line,
+    and a rerun asking for more generates only the new one."""
     fake_openai.push(GOOD)
     report = await _generate(tmp_path, fake_model_config, validator, n=1)
     record = report.records[0]
@@ -71,6 +74,23 @@ async def test_a_good_site_is_accepted_and_loads_as_a_sites_root(
     assert list(task_set.sites) == [record.name] and len(task_set.tasks) == 10
     checked = await check_sites(str(tmp_path))
     assert checked.ok, checked.to_json()
+
+    args = ["sites", "generate", "--n", "1", "--out", str(tmp_path), "--json",
+            "--model-base-url", fake_openai.base_url, "--model", fake_openai.model,
+            "--page-timeout", "2"]  # fmt: skip
+    again = await asyncio.to_thread(CliRunner().invoke, app, args)  # its own event loop
+    assert again.exit_code == 0, again.output
+    last = json.loads(again.output.strip().splitlines()[-1])
+    assert (last["accepted"], last["rejected"], last["out"]) == (1, 0, str(tmp_path))
+    assert (last["resumed"], last["calls"]) == (1, 0)
+    assert len(fake_openai.requests) == 1
+
+    fake_openai.reset()
+    fake_openai.push(GOOD)
+    report = await _generate(tmp_path, fake_model_config, validator, n=2)
+    assert report.resumed == 1 and len(fake_openai.requests) == 1
+    assert [r.status for r in report.records] == ["accepted", "accepted"]
+    assert report.diversity.pairs == 1
 
 
 async def test_a_broken_site_is_repaired_from_the_problems_found(
@@ -103,50 +123,6 @@ async def test_a_site_that_keeps_loading_external_urls_is_rejected_after_the_cap
                for r in reasons["reasons"])  # fmt: skip
     assert (tmp_path / REJECTED / record.name / "index.html").exists()
     assert not (tmp_path / record.name).exists()
-
-
-async def test_a_page_that_loops_forever_is_rejected_and_the_run_goes_on(
-    tmp_path: Path, fake_openai: FakeOpenAIServer, fake_model_config: ModelConfig,
-    validator: Validator,
-) -> None:  # fmt: skip
-    fake_openai.push(LOOPS_FOREVER, GOOD)
-    report = await _generate(tmp_path, fake_model_config, validator, n=2, max_repairs=3)
-    looped, good = report.records
-    assert (looped.status, looped.replies) == ("rejected", 1)  # no repair for a hang
-    assert "did not finish loading" in looped.reasons[0]
-    assert (good.status, good.replies) == ("accepted", 1)
-    assert list(load_spec(str(tmp_path)).sites) == [good.name]
-
-
-async def test_a_rerun_skips_finished_sites(
-    tmp_path: Path, fake_openai: FakeOpenAIServer, fake_model_config: ModelConfig,
-    validator: Validator,
-) -> None:  # fmt: skip
-    fake_openai.push(GOOD)
-    await _generate(tmp_path, fake_model_config, validator, n=1)
-    fake_openai.reset()
-    fake_openai.push(GOOD)
-    report = await _generate(tmp_path, fake_model_config, validator, n=2)
-    assert report.resumed == 1 and len(fake_openai.requests) == 1
-    assert [r.status for r in report.records] == ["accepted", "accepted"]
-    assert report.diversity.pairs == 1
-
-
-async def test_the_command_resumes_and_ends_with_the_json_line(
-    tmp_path: Path, fake_openai: FakeOpenAIServer, fake_model_config: ModelConfig,
-    validator: Validator,
-) -> None:  # fmt: skip
-    fake_openai.push(GOOD)
-    await _generate(tmp_path, fake_model_config, validator, n=1)
-    args = ["sites", "generate", "--n", "1", "--out", str(tmp_path), "--json",
-            "--model-base-url", fake_openai.base_url, "--model", fake_openai.model,
-            "--page-timeout", "2"]  # fmt: skip
-    again = await asyncio.to_thread(CliRunner().invoke, app, args)  # its own event loop
-    assert again.exit_code == 0, again.output
-    last = json.loads(again.output.strip().splitlines()[-1])
-    assert (last["accepted"], last["rejected"], last["out"]) == (1, 0, str(tmp_path))
-    assert (last["resumed"], last["calls"]) == (1, 0)
-    assert len(fake_openai.requests) == 1
 
 
 async def test_an_endpoint_failure_ends_the_run_and_leaves_the_site_to_do(
@@ -190,19 +166,23 @@ class _CrashingHost:
         return _CrashingSession(await self._host.new_session(options))
 
 
-async def test_a_page_that_crashes_its_tab_is_rejected_and_the_run_goes_on(
+async def test_a_page_that_loops_forever_or_crashes_its_tab_is_rejected_and_the_run_goes_on(
     tmp_path: Path, fake_openai: FakeOpenAIServer, fake_model_config: ModelConfig,
     validator: Validator, monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
+    """A hang, then a crash, then a good site in one run: each fault rejects its own site only,
+    and the site after both is still accepted (one good site for the two faults)."""
     real_check_page = validate.check_page
 
     async def check_page(host: Any, *args: Any, **kw: Any) -> Any:
         return await real_check_page(_CrashingHost(host), *args, **kw)
 
     monkeypatch.setattr(validate, "check_page", check_page)
-    fake_openai.push(CRASHES, GOOD)
-    report = await _generate(tmp_path, fake_model_config, validator, n=2, max_repairs=3)
-    crashed, good = report.records
+    fake_openai.push(LOOPS_FOREVER, CRASHES, GOOD)
+    report = await _generate(tmp_path, fake_model_config, validator, n=3, max_repairs=3)
+    looped, crashed, good = report.records
+    assert (looped.status, looped.replies) == ("rejected", 1)  # no repair for a hang
+    assert "did not finish loading" in looped.reasons[0]
     assert (crashed.status, crashed.replies) == ("rejected", 1)  # no repair for a crash
     assert "index.html: the tab crashed" in crashed.reasons[0], crashed.reasons
     reasons = json.loads((tmp_path / REJECTED / crashed.name / "reasons.json").read_text())

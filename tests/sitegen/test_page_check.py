@@ -30,7 +30,10 @@ PAGES = {
 
 @pytest.fixture(scope="module")
 async def validator() -> AsyncIterator[Validator]:
-    async with Validator(ValidationSettings(navigation_timeout_s=3.0)) as shared:
+    # no page here hangs, so no deadline is ever waited out: generous ones cost nothing, and
+    # with a 3 s load deadline a page came out fatal on a loaded 2-core machine
+    settings = ValidationSettings(navigation_timeout_s=30.0, action_timeout_s=30.0)
+    async with Validator(settings) as shared:
         yield shared
 
 
