@@ -20,7 +20,10 @@ VERL_TESTS := tests/adapters/test_verl.py tests/training/test_tiny_models.py tes
 DOCS_ENV := NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true
 DOCS_ADDR ?= 127.0.0.1:8000
 
-.PHONY: setup demo test test-verl check lint typecheck clean docs docs-serve
+# The inner loop: the tests that neither drive Chromium nor take more than a few seconds.
+FAST_MARKERS := not slow and not browser
+
+.PHONY: setup demo test test-fast test-verl check lint typecheck clean docs docs-serve
 
 setup: $(STAMP)
 	@scripts/ensure-chromium.sh $(BIN)/python
@@ -57,6 +60,9 @@ demo: setup
 test: setup
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 	@$(MAKE) --no-print-directory test-verl
+
+test-fast: setup
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile -m "$(FAST_MARKERS)" $(PYTEST_ARGS)
 
 test-verl: setup $(VERL_STAMP)
 	@# the older stack warns about numpy 2's copy keyword; the main suite keeps warnings errors

@@ -92,4 +92,10 @@ async def test_final_state_of_a_hung_page_is_bounded(host: BrowserHost, base_url
         error = await within(FAST.action_timeout_s, session.final_state(None))
         assert isinstance(error, ActionTimeout)
         final = await within(FAST.action_timeout_s, session.final_state("x"))
-        assert final.title == "Busy" and final.answer == "x"
+        assert final.answer == "x"
+        # The script is stopped and the page read; on a loaded machine the stopped page may not
+        # answer the probe in time, and then its tab is closed and a blank one read instead.
+        if "its tab was closed" in error.message:
+            assert final.title == "" and not final.crashed
+        else:
+            assert "its script was stopped" in error.message and final.title == "Busy"

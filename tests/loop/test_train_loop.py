@@ -119,6 +119,7 @@ def test_bad_settings_are_refused_before_any_work(
     assert not any((tmp_path / "new").rglob("*.jsonl"))  # no episode was run
 
 
+@pytest.mark.slow  # runs webdojo as child processes (seconds): left out of make test-fast
 def test_a_used_directory_is_refused_and_a_resume_must_match(tmp_path: Path) -> None:
     used = tmp_path / "used"
     used.mkdir()

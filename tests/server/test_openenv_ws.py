@@ -295,6 +295,7 @@ def test_the_sync_wrapper_works_too(served: Served, client_cls: Any) -> None:
         assert env.state()["step_count"] == 1
 
 
+@pytest.mark.slow  # runs webdojo as child processes (seconds): left out of make test-fast
 def test_webdojo_serve_openenv_as_a_user_starts_it(client_cls: Any) -> None:
     """The flag, end to end: `webdojo serve --openenv` in its own process, openenv-core's
     client on /ws."""

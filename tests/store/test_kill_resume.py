@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from webdojo.store.run_reader import read_run
 from webdojo.store.run_store import EPISODES, STEPS, RunStore
 
@@ -52,6 +54,7 @@ def check_whole(root: Path, acknowledged: set[str]) -> None:
         assert len(list(run.steps_of(key))) == 3, key
 
 
+@pytest.mark.slow  # starts and kills processes: left out of make test-fast
 def test_kills_at_any_point_lose_nothing_acknowledged(tmp_path: Path) -> None:
     rng = random.Random(7)
     acknowledged: set[str] = set()

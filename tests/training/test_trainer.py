@@ -147,6 +147,7 @@ def read_metrics(out: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in (out / METRICS).read_text().splitlines()]
 
 
+@pytest.mark.slow  # starts and kills processes: left out of make test-fast
 def test_a_killed_run_resumes_without_repeating_or_skipping_data(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), str(HERE)])}
     killed = subprocess.run(
