@@ -27,3 +27,9 @@ def one_per_site() -> list[Task]:
     for task in sorted(load_spec("builtin").tasks, key=lambda t: (len(t.solution), t.id)):
         first.setdefault(task.website, task)
     return [first[site] for site in sorted(first)]
+
+
+def spread_tasks(n: int) -> list[Task]:
+    """``n`` built-in tasks, spread over the sites (every ``len // n``-th by id)."""
+    tasks = sorted(load_spec("builtin").tasks, key=lambda t: t.id)
+    return tasks[:: max(1, len(tasks) // n)][:n]

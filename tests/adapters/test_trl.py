@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from reference_tasks import spread_tasks
 from webdojo.actions import Action, Click, GoBack, Select, Stop, Type
 from webdojo.adapters.trl import OVER, BrowserEnv
 from webdojo.environment import runtime
@@ -40,12 +41,6 @@ def all_closed() -> Iterator[None]:
     yield
     BrowserEnv.close_all()
     assert not runtime._RUNTIMES  # the last environment closed the shared browser
-
-
-def sample_tasks(n: int) -> list[Task]:
-    """``n`` built-in tasks, spread over the sites."""
-    tasks = sorted(BUILTIN.values(), key=lambda t: t.id)
-    return tasks[:: max(1, len(tasks) // n)][:n]
 
 
 def call_tool(env: BrowserEnv, action: Action) -> Any:
@@ -110,7 +105,7 @@ def test_reference_solutions_score_1_and_wrong_ones_0_through_the_tools() -> Non
 
 
 def test_64_instances_at_once_share_one_browser_and_leave_no_session() -> None:
-    tasks = [t.id for t in sample_tasks(16)] * 4  # groups of 4 rollouts per task, as GRPO makes
+    tasks = [t.id for t in spread_tasks(16)] * 4  # groups of 4 rollouts per task, as GRPO makes
     envs = [BrowserEnv() for _ in tasks]
     with ThreadPoolExecutor(8) as pool:
         firsts = list(pool.map(lambda e, t: e.reset(task_id=t, seed=0), envs, tasks))

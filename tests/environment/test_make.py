@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import webdojo
-from reference_tasks import one_per_site
+from reference_tasks import one_per_site, spread_tasks
 from webdojo.actions import Stop
 from webdojo.environment import runtime
 from webdojo.environment.async_env import AsyncEnv
@@ -17,7 +17,6 @@ from webdojo.errors import PageCrashed, StateError, UnknownTask
 from webdojo.history import Step
 from webdojo.observation import ObservationOptions
 from webdojo.policies.scripted import ScriptedPolicy
-from webdojo.tasks.loader import load_spec
 
 pytestmark = pytest.mark.browser
 ELEMENTS = ObservationOptions(elements=True)
@@ -34,12 +33,6 @@ async def play(env: AsyncEnv, policy: ScriptedPolicy) -> tuple[float, dict[str, 
         obs, reward, terminated, truncated, info = await env.step(decision.action)
         if terminated or truncated:
             return reward, info, len(history)
-
-
-def sample_tasks(n: int) -> list[str]:
-    """``n`` built-in tasks, spread over the sites."""
-    tasks = sorted(load_spec("builtin").tasks, key=lambda t: t.id)
-    return [t.id for t in tasks[:: max(1, len(tasks) // n)]][:n]
 
 
 async def test_reference_solutions_score_1_and_wrong_ones_0() -> None:
@@ -133,7 +126,7 @@ async def test_a_crashed_page_raises_its_fault_and_closes_the_session() -> None:
 
 
 def test_the_blocking_env_shares_one_browser_and_closes_cleanly() -> None:
-    envs = [webdojo.make(t, observation=ELEMENTS) for t in sample_tasks(4)]
+    envs = [webdojo.make(task.id, observation=ELEMENTS) for task in spread_tasks(4)]
     try:
         for env in envs:
             obs, info = env.reset()
