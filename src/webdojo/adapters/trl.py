@@ -348,10 +348,7 @@ def _element_line(element: Element) -> str:
 
 def screenshot_image(obs: Observation, max_side: int | None = None) -> Image.Image | None:
     """The screenshot as a PIL image (decoded now: the bytes may go), shrunk to fit."""
-    image = obs.screenshot_rgb()
-    if image is not None and max_side is not None:
-        image.thumbnail((max_side, max_side))
-    return image
+    return obs.screenshot_rgb(max_side)
 
 
 atexit.register(BrowserEnv.close_all)  # the environments' loop thread still runs at exit

@@ -8,8 +8,11 @@ cap (the resets between them are not timed), one after the other, on a 2-core ma
 * ``inprocess``: the rollout's session (``InProcessEnv``), the baseline;
 * ``make``: ``webdojo.make``'s blocking ``Env`` (its event loop runs in a thread);
 * ``gym``: the Gymnasium env (the screenshot also decoded into an array);
-* ``http``: webdojo's own client (``HttpEnv``) on a ``webdojo serve`` process: the floor of
-  any step served by another process;
+* ``http``: webdojo's own client (``HttpEnv``) on a ``webdojo serve --no-warm-preload``
+  process: the floor of any step served by another process. Warm preloading is off because
+  it moves the next episode's page load into this episode's steps (measured at 2 cores: steps
+  p50 91 ms with it, 69 without; whole 8-step episodes 832 vs 923 ms, resets included): the
+  steps would pay for a reset the in-process leg does untimed;
 * ``openenv``: openenv-core's own client over the same server's ``/ws`` (skipped when
   openenv-core is not installed);
 * ``inprocess_trl``: the in-process step TRL's class makes: its scroll tool's action (a page
@@ -18,8 +21,9 @@ cap (the resets between them are not timed), one after the other, on a 2-core ma
 * ``trl``: TRL's ``environment_factory`` class (``adapters.trl.BrowserEnv``, images on): its
   ``scroll`` tool, which also writes the page text and decodes the screenshot into an image.
 
-``ratios``: each leg's p50 over the in-process p50 (target: at most 1.05). ``overhead``: each
-leg's p50 over its like-for-like floor, the step that does the same browser work without the
+``ratios``: each leg's p50 over the in-process p50 (target: at most 1.05), as the median of
+the per-round ratios when the legs run in several rounds. ``overhead``: each leg's p50 over its
+like-for-like floor, the step that does the same browser work without the
 adapter (``inprocess`` for make and gym, ``http`` for openenv, ``inprocess_trl`` for trl):
 what the adapter itself adds.
 """
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -35,6 +40,7 @@ from typing import Any
 
 from webdojo.actions import Scroll
 from webdojo.bench.percentiles import percentile
+from webdojo.errors import ConfigError
 from webdojo.observation import AxTreeMode, ObservationOptions
 from webdojo.rollout.env_client import EnvClient, InProcessEnv
 from webdojo.sites.server import SiteServer
@@ -53,30 +59,46 @@ TRL_SCROLL = Scroll(direction="down")
 @dataclass
 class AdaptersBenchResult:
     iterations: int
+    rounds: int = 1
     task: str = TASK
-    legs: dict[str, list[float]] = field(default_factory=dict)  # step times, ms
+    legs: dict[str, list[float]] = field(default_factory=dict)  # step times, ms, all rounds
+    by_round: list[dict[str, list[float]]] = field(default_factory=list)
+
+    def add_round(self, legs: dict[str, list[float]]) -> None:
+        self.by_round.append(legs)
+        for leg, times in legs.items():
+            self.legs.setdefault(leg, []).extend(times)
 
     def p50(self, leg: str) -> float | None:
         value = percentile(self.legs.get(leg, []), 50)
         return None if value is None else round(value, 2)
 
     def ratio(self, leg: str, base_leg: str = "inprocess") -> float | None:
-        """The leg's p50 over the in-process p50 (or over ``base_leg``'s)."""
-        base, value = self.p50(base_leg), self.p50(leg)
-        return None if base is None or value is None else round(value / base, 3)
+        """The median over rounds of the leg's p50 over ``base_leg``'s in the same round: a
+        round's browsers and machine state are shared by its legs, not across rounds."""
+        ratios = [
+            value / base
+            for times in self.by_round
+            if (base := percentile(times.get(base_leg, []), 50))
+            and (value := percentile(times.get(leg, []), 50)) is not None
+        ]
+        return round(statistics.median(ratios), 3) if ratios else None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {f"{leg}_ms": self.p50(leg) for leg in LEGS}
         out["ratios"] = {leg: self.ratio(leg) for leg in LEGS if leg not in FLOORS.values()}
         out["overhead"] = {leg: self.ratio(leg, FLOORS[leg]) for leg in FLOORS}
         out["p90_ms"] = {leg: _p90(self.legs.get(leg, [])) for leg in LEGS}
-        out.update(iterations=self.iterations, task=self.task, target_ratio=TARGET)
+        out.update(
+            iterations=self.iterations, rounds=self.rounds, task=self.task, target_ratio=TARGET
+        )
         return out
 
     def table(self) -> Any:
         from rich.table import Table
 
-        table = Table(title=f"one step ({TEXT}, then a JPEG observation) on {self.task}")
+        rounds = f", {self.rounds} rounds" if self.rounds > 1 else ""
+        table = Table(title=f"one step ({TEXT}, then a JPEG observation) on {self.task}{rounds}")
         columns = ("way in", "p50 ms", "p90 ms", "x in-process", "x its floor", "steps")
         for column in columns:
             table.add_column(column, justify="left" if column == "way in" else "right")
@@ -165,9 +187,9 @@ def _make(iterations: int, cap: int) -> list[float]:
     return times[WARMUP:]
 
 
-def _gym(iterations: int, cap: int) -> list[float] | None:
+def _gym(iterations: int, cap: int) -> dict[str, list[float]]:
     if importlib.util.find_spec("gymnasium") is None:
-        return None
+        return {}
     from webdojo.environment.gym_env import WebdojoGymEnv
 
     times: list[float] = []
@@ -178,7 +200,7 @@ def _gym(iterations: int, cap: int) -> list[float] | None:
             _timed(lambda: env.step(TEXT), count, times)
     finally:
         env.close()
-    return times[WARMUP:]
+    return {"gym": times[WARMUP:]}
 
 
 def _served(iterations: int, cap: int) -> dict[str, list[float]]:
@@ -188,7 +210,8 @@ def _served(iterations: int, cap: int) -> dict[str, list[float]]:
 
     task = next(t for t in load_spec("builtin").tasks if t.id == TASK)
     legs: dict[str, list[float]] = {}
-    with ServerProcess(["--openenv", "--tasks", f"builtin:{TASK.split('.')[0]}"]) as server:
+    site = TASK.split(".")[0]
+    with ServerProcess(["--openenv", "--no-warm-preload", "--tasks", f"builtin:{site}"]) as server:
 
         async def http() -> list[float]:
             env = HttpEnv(server.url)
@@ -226,15 +249,30 @@ def _trl(iterations: int, cap: int) -> list[float]:
     return times[WARMUP:]
 
 
-def run_adapters_bench(iterations: int = 40) -> AdaptersBenchResult:
-    """Every leg in turn (about a minute on 2 cores at 40 steps)."""
+def run_adapters_bench(iterations: int = 40, rounds: int = 3) -> AdaptersBenchResult:
+    """Every leg in turn, ``rounds`` times (each leg a fresh browser every round; the order
+    reversed every other round), ``iterations`` steps per leg in all: about a minute per round
+    on 2 cores. The ratios are medians of per-round ratios, so that a slow browser or a busy
+    minute moves one round, not the figure."""
+    if rounds < 1 or iterations < rounds:
+        raise ConfigError(f"need 1 <= rounds <= iterations, not {rounds} and {iterations}")
     cap = next(t.max_steps for t in load_spec("builtin").tasks if t.id == TASK)
-    result = AdaptersBenchResult(iterations=iterations)
-    result.legs.update(asyncio.run(_inprocess(iterations, cap)))
-    result.legs["make"] = _make(iterations, cap)
-    result.legs["trl"] = _trl(iterations, cap)
-    gym = _gym(iterations, cap)
-    if gym is not None:
-        result.legs["gym"] = gym
-    result.legs.update(_served(iterations, cap))
+    result = AdaptersBenchResult(iterations=iterations, rounds=rounds)
+    for number in range(rounds):
+        count = iterations // rounds + (number < iterations % rounds)
+        result.add_round(_round(count, cap, reverse=number % 2 == 1))
     return result
+
+
+def _round(iterations: int, cap: int, *, reverse: bool) -> dict[str, list[float]]:
+    groups: list[Callable[[], dict[str, list[float]]]] = [
+        lambda: asyncio.run(_inprocess(iterations, cap)),
+        lambda: {"make": _make(iterations, cap)},
+        lambda: {"trl": _trl(iterations, cap)},
+        lambda: _gym(iterations, cap),
+        lambda: _served(iterations, cap),
+    ]
+    legs: dict[str, list[float]] = {}
+    for group in reversed(groups) if reverse else groups:
+        legs.update(group())
+    return legs

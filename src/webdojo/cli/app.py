@@ -92,6 +92,8 @@ SERVE_HELP = {
     "log_level": "uvicorn log level",
     "spare_browser": "each worker (--workers N or --ray) keeps a second browser launched ahead: "
     "a dead or recycled browser is replaced without a launch (about 130 MB per worker)",
+    "warm_preload": "warm pages load the start page that episodes keep opening ahead of the next "
+    "create: faster resets, but the load runs beside the open episodes' steps",
     "max_download_mb": "MB a session's downloads may hold together; past it, refused",
     "max_downloads": "files a session may download; past it, refused",
     "max_worker_sessions": "replace a worker (--workers N or --ray) after it has created this "
@@ -248,6 +250,7 @@ def serve(
     deny_host: Annotated[list[str] | None, typer.Option(help=RUN_HELP["deny_host"])] = None,
     network_policy: Annotated[str, typer.Option(help=RUN_HELP["network_policy"])] = "on",
     spare_browser: Annotated[bool, typer.Option(help=SERVE_HELP["spare_browser"])] = False,
+    warm_preload: Annotated[bool, typer.Option(help=SERVE_HELP["warm_preload"])] = True,
     max_download_mb: Annotated[float, typer.Option(help=SERVE_HELP["max_download_mb"])] = 50.0,
     max_downloads: Annotated[int, typer.Option(help=SERVE_HELP["max_downloads"])] = 20,
     max_worker_sessions: Annotated[
@@ -276,6 +279,7 @@ def serve(
             archive=replayed,
             network=_network(allow_host, deny_host, network_policy),
             spare_browser=spare_browser,
+            warm_preload=warm_preload,
             max_download_mb=max_download_mb,
             max_downloads=max_downloads,
             max_worker_sessions=max_worker_sessions,

@@ -44,6 +44,9 @@ def bench_env(
 
 def bench_adapters(
     iterations: Annotated[int, typer.Option(help="measured steps per way in")] = 40,
+    rounds: Annotated[
+        int, typer.Option(help="run every way in this many times, on fresh browsers")
+    ] = 3,
     as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
 ) -> None:
     """One step through each way in (webdojo.make, Gymnasium, OpenEnv) against the rollout's
@@ -51,7 +54,10 @@ def bench_adapters(
     from webdojo.bench.adapters_bench import run_adapters_bench
 
     started = time.perf_counter()
-    result = run_adapters_bench(iterations=iterations)
+    try:
+        result = run_adapters_bench(iterations=iterations, rounds=rounds)
+    except ConfigError as exc:
+        raise _fail(exc) from exc
     console.print(result.table())
     console.print(f"[dim]bench took {time.perf_counter() - started:.1f} s[/dim]")
     if as_json:

@@ -52,7 +52,8 @@ def check_exposure(host: str, token: str | None) -> None:
 
 
 def build_pool(workers: int, ray_address: str | None, **pool_options: Any) -> Pool:
-    """The pool for these flags. ``pool_options`` go to LocalPool / RayPool as they are."""
+    """The pool for these flags. ``pool_options`` go to LocalPool / RayPool as they are; the
+    in-process pool takes their ``worker`` (its ``WorkerConfig``) only."""
     if workers < 0:
         raise ConfigError(f"--workers must be 0 or more, not {workers}")
     if ray_address is not None:
@@ -62,7 +63,8 @@ def build_pool(workers: int, ray_address: str | None, **pool_options: Any) -> Po
     if workers == 0:
         from webdojo.server.pool.inline import InlinePool
 
-        return InlinePool(own_tmpdir=True)  # a killed server's profile is swept by the next
+        # a killed server's profile is swept by the next
+        return InlinePool(pool_options.get("worker"), own_tmpdir=True)
     from webdojo.server.pool.local import LocalPool
 
     return LocalPool(workers=workers, **pool_options)
@@ -97,6 +99,7 @@ def serve(
     archive: str | None = None,
     network: NetworkPolicy | None = None,
     spare_browser: bool = False,
+    warm_preload: bool = True,
     max_download_mb: float = 50.0,
     max_downloads: int = 20,
     max_worker_sessions: int | None = None,
@@ -104,7 +107,8 @@ def serve(
     openenv: bool = False,
 ) -> None:
     """Serve until interrupted (Ctrl-C / SIGTERM close every session and the pool).
-    ``spare_browser``: each worker keeps a browser launched ahead (``WorkerConfig``).
+    ``spare_browser``: each worker keeps a browser launched ahead; ``warm_preload``: warm
+    pages load the latest start page ahead (both ``WorkerConfig``).
     ``max_worker_sessions``: each worker is replaced after that many sessions (0: never;
     None: the pool's default, ``DEFAULT_MAX_WORKER_SESSIONS``). ``wiki``: see
     ``served_tasks``. ``openenv``: also OpenEnv's WebSocket protocol at ``/ws``."""
@@ -127,7 +131,7 @@ def serve(
             openenv=openenv,
         )
         options = _pool_options(
-            pool_options, workers, ray_address, spare_browser, max_worker_sessions
+            pool_options, workers, ray_address, spare_browser, max_worker_sessions, warm_preload
         )
         pool = build_pool(workers, ray_address, **options)
         app = create_app(pool, task_set, settings)
@@ -142,6 +146,7 @@ def _pool_options(
     ray_address: str | None,
     spare_browser: bool,
     max_worker_sessions: int | None,
+    warm_preload: bool = True,
 ) -> dict[str, Any]:
     options = dict(given or {})
     if max_worker_sessions is not None:
@@ -151,6 +156,9 @@ def _pool_options(
     if spare_browser and workers > 0:  # the in-process pool (0) has no worker to configure
         worker = options.get("worker") or WorkerConfig()
         options["worker"] = dataclasses.replace(worker, spare_browser=True)
+    if not warm_preload:
+        worker = options.get("worker") or WorkerConfig()
+        options["worker"] = dataclasses.replace(worker, warm_preload=False)
     return options
 
 
