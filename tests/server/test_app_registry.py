@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import pytest
 
+from webdojo.actions import Scroll
 from webdojo.errors import (
     Overloaded,
     SessionClosed,
     SessionExpired,
     SessionLost,
     StateError,
+    StepConflict,
     UnknownSession,
 )
 from webdojo.observation import Observation, ObservationOptions
-from webdojo.server.api.protocol import StepInfo, StepResponse
+from webdojo.server.api.protocol import StepInfo, StepRequest, StepResponse
 from webdojo.server.api.registry import Registry, SessionRecord, SessionState
 from webdojo.tasks.episode_core import EpisodeCore
 from webdojo.tasks.episode_rules import EndReason
@@ -43,28 +45,48 @@ def _record(session_id: str = "s1", max_steps: int | None = None) -> SessionReco
     )
 
 
+def _step(index: int, direction: str = "down") -> StepRequest:
+    return StepRequest(step_index=index, action=Scroll(direction=direction))
+
+
 def test_step_indices_replay_the_last_and_refuse_the_rest() -> None:
     record = _record()
-    assert record.replay(0) is None  # the next one: do it
+    assert record.replay(_step(0)) is None  # the next one: do it
     with pytest.raises(StateError) as caught:
-        record.replay(1)
+        record.replay(_step(1))
     assert caught.value.details == {"expected": 0, "got": 1}
     first = _response(0)
-    record.record(first)
-    assert record.replay(0) is first  # a retry: the same response
-    assert record.replay(1) is None
+    record.record(_step(0), first)
+    assert record.replay(_step(0)) is first  # a retry: the same response
+    assert record.replay(_step(1)) is None
     with pytest.raises(StateError):
-        record.replay(5)
+        record.replay(_step(5))
+
+
+def test_a_used_index_with_another_request_is_a_conflict_not_a_replay() -> None:
+    record = _record()
+    first = _response(0)
+    record.record(_step(0), first)
+    for other in (
+        _step(0, "up"),  # another action
+        StepRequest(step_index=0, text="scroll(down)", format="qwen"),  # the same, as text
+        StepRequest(step_index=0, action=Scroll(direction="down"), observation={"axtree": "full"}),
+    ):
+        with pytest.raises(StepConflict) as caught:
+            record.replay(other)
+        assert caught.value.code == "step_conflict" and isinstance(caught.value, StateError)
+        assert caught.value.details == {"step_index": 0, "expected": 1}
+    assert record.replay(_step(0)) is first and record.next_index == 1  # nothing changed
 
 
 def test_done_sessions_replay_but_never_step_again() -> None:
     record = _record()
     last = _response(0, done=True)
-    record.record(last)
+    record.record(_step(0), last)
     assert record.state is SessionState.DONE
-    assert record.replay(0) is last
+    assert record.replay(_step(0)) is last
     with pytest.raises(StateError, match="over"):
-        record.replay(1)
+        record.replay(_step(1))
 
 
 def test_step_cap_is_the_episode_cores() -> None:

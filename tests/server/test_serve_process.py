@@ -160,7 +160,7 @@ async def test_413_on_a_huge_body(client: httpx.AsyncClient) -> None:
     assert streamed.json()["error"]["code"] == "body_too_large"
 
 
-async def test_wrong_step_index_and_idempotent_retry(
+async def test_wrong_step_index_idempotent_retry_and_reused_index(
     client: httpx.AsyncClient, test_site: str
 ) -> None:
     created = await _open(
@@ -185,6 +185,13 @@ async def test_wrong_step_index_and_idempotent_retry(
         )
         assert first.status_code == retry.status_code == 200
         assert retry.json() == first.json()  # the recorded response, not a second click
+        scroll = {"type": "scroll", "direction": "down"}  # the index reused for another action
+        conflict = await client.post(
+            f"/v1/sessions/{sid}/step", json={"step_index": 0, "action": scroll}
+        )
+        assert conflict.status_code == 409
+        assert conflict.json()["error"]["code"] == "step_conflict"
+        assert conflict.json()["error"]["details"]["expected"] == 1
 
         final = await client.post(f"/v1/sessions/{sid}/final_state", json={})
         assert final.json()["final_state"]["storage"]["count"] == 1

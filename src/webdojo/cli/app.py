@@ -21,6 +21,7 @@ from webdojo.cli.exits import fail as _fail
 from webdojo.cli.export import register as register_export
 from webdojo.cli.judge import judge_app
 from webdojo.cli.select import register as register_select
+from webdojo.cli.signals import restore_ctrl_c
 from webdojo.cli.sites_generate import register as register_sites_generate
 from webdojo.cli.tasks import tasks_app
 from webdojo.cli.train import train_app
@@ -40,6 +41,13 @@ MODEL_DOWN_HINT = (
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
 sites_app = typer.Typer(no_args_is_help=True, help="Built-in and user-written synthetic sites.")
 bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks that print ratios to a baseline.")
+
+
+@app.callback()
+def _every_command() -> None:
+    restore_ctrl_c()  # a background job inherits SIGINT ignored; our commands stop on it
+
+
 app.add_typer(sites_app, name="sites")
 app.add_typer(bench_app, name="bench")
 app.add_typer(tasks_app, name="tasks")
@@ -94,6 +102,10 @@ SERVE_HELP = {
     "a dead or recycled browser is replaced without a launch (about 130 MB per worker)",
     "warm_preload": "warm pages load the start page that episodes keep opening ahead of the next "
     "create: faster resets, but the load runs beside the open episodes' steps",
+    "read_timeout": "seconds a request may take to arrive whole (and a new connection to send "
+    "its first); past it, 408 and closed",
+    "max_connections_per_client": "connections one client address may hold; past it, 429 and "
+    "closed (0 = no bound)",
     "max_download_mb": "MB a session's downloads may hold together; past it, refused",
     "max_downloads": "files a session may download; past it, refused",
     "max_worker_sessions": "replace a worker (--workers N or --ray) after it has created this "
@@ -258,6 +270,10 @@ def serve(
     ] = None,
     wiki: Annotated[Path | None, typer.Option(help=SERVE_HELP["wiki"])] = None,
     openenv: Annotated[bool, typer.Option("--openenv", help=SERVE_HELP["openenv"])] = False,
+    read_timeout: Annotated[float, typer.Option(help=SERVE_HELP["read_timeout"])] = 10.0,
+    max_connections_per_client: Annotated[
+        int, typer.Option(help=SERVE_HELP["max_connections_per_client"])
+    ] = 256,
 ) -> None:
     """Serve browser sessions over HTTP (OpenAPI at /openapi.json, metrics at /metrics)."""
     from webdojo.server.serve import serve as run_server
@@ -285,6 +301,8 @@ def serve(
             max_worker_sessions=max_worker_sessions,
             wiki=None if wiki is None else str(wiki),
             openenv=openenv,
+            read_timeout_s=read_timeout,
+            max_connections_per_client=max_connections_per_client,
         )
     except WebdojoError as exc:
         raise _fail(exc) from exc

@@ -25,6 +25,7 @@ def register(bench_app: typer.Typer) -> None:
     bench_app.command("tasks")(bench_tasks)
     bench_app.command("cache")(bench_cache)
     bench_app.command("adapters")(bench_adapters)
+    bench_app.command("stalled")(bench_stalled)
 
 
 def bench_env(
@@ -59,6 +60,29 @@ def bench_adapters(
     except ConfigError as exc:
         raise _fail(exc) from exc
     console.print(result.table())
+    console.print(f"[dim]bench took {time.perf_counter() - started:.1f} s[/dim]")
+    if as_json:
+        _emit_json(result.to_json())
+
+
+def bench_stalled(
+    connections: Annotated[int, typer.Option(help="stalled sockets from one address")] = 2000,
+    read_timeout: Annotated[float, typer.Option(help="the server's --read-timeout")] = 5.0,
+    max_per_client: Annotated[
+        int, typer.Option(help="the server's --max-connections-per-client")
+    ] = 256,
+    as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
+) -> None:
+    """A server under stalled and crowding clients: how fast another client is answered, and
+    when every stalled socket is closed."""
+    from webdojo.bench.stalled_bench import run_stalled_bench, stalled_table
+
+    started = time.perf_counter()
+    try:
+        result = run_stalled_bench(connections, read_timeout, max_per_client)
+    except WebdojoError as exc:
+        raise _fail(exc) from exc
+    console.print(stalled_table(result))
     console.print(f"[dim]bench took {time.perf_counter() - started:.1f} s[/dim]")
     if as_json:
         _emit_json(result.to_json())

@@ -29,7 +29,8 @@ The ``fault`` says who is to blame, which decides how a trainer should treat the
     │   ├── PageCrashed                page_crashed
     │   ├── StartPageFailed            start_page_failed (the start page answered 4xx/5xx)
     │   ├── DownloadTooLarge           download_too_large (past the session's download bytes)
-    │   └── TooManyDownloads           too_many_downloads (past the session's download count)
+    │   ├── TooManyDownloads           too_many_downloads (past the session's download count)
+    │   └── TabLimitReached            tab_limit (windows a page opened past the session's tabs)
     ├── InfraError                     fault=infra
     │   ├── ChromiumNotFound           chromium_not_found
     │   ├── BrowserClosed              browser_closed
@@ -43,6 +44,7 @@ The ``fault`` says who is to blame, which decides how a trainer should treat the
     │   ├── RulesUnchecked             rules_unchecked (judge: rules that need a model or the DOM)
     │   ├── SiteUnreachable            site_unreachable (the task's website: DNS, refused, offline)
     │   ├── Overloaded                 overloaded      (server: past --max-sessions, 429)
+    │   │   └── TooManyConnections     too_many_connections (server: past the per-client bound)
     │   ├── OutOfMemory                out_of_memory   (training: the device ran out of memory)
     │   ├── ServerUnavailable          server_unavailable (client: server unreachable)
     │   │   └── ServerDown             server_down     (run: unreachable episode after episode)
@@ -60,7 +62,9 @@ The ``fault`` says who is to blame, which decides how a trainer should treat the
     │   ├── Unauthorized               unauthorized    (server: missing/wrong bearer token)
     │   ├── InvalidRequest             invalid_request (server: malformed request body)
     │   │   ├── RequestTooLarge        body_too_large
-    │   │   └── BadStartUrl            bad_start_url   (server: a start URL goto would refuse)
+    │   │   ├── BadStartUrl            bad_start_url   (server: a start URL goto would refuse)
+    │   │   ├── MalformedHttp          malformed_http  (server: not HTTP/1.1 it can parse, 400)
+    │   │   └── RequestReadTimeout     request_timeout (server: a request stalled mid-way, 408)
     │   └── TrainingError              training_error  (the trainer's input, before it starts)
     │       ├── ModelMismatch          model_mismatch  (tokenizer/processor vs model)
     │       ├── EmptyTrainingData      empty_training_data
@@ -71,6 +75,7 @@ The ``fault`` says who is to blame, which decides how a trainer should treat the
     └── StateError                     invalid_state   (e.g. step after done)
         ├── UnknownSession             unknown_session (server: no such session id)
         ├── SessionClosed              session_closed  (server: already closed)
+        ├── StepConflict               step_conflict   (server: a used step_index, another action)
         └── SessionExpired             session_expired (server: the idle lease ran out)
 
 Library exceptions (Playwright, httpx, openai) are translated at the boundary with
@@ -107,12 +112,14 @@ from webdojo.errors.config import (
     ExampleTooLong,
     InvalidRequest,
     LabelFileError,
+    MalformedHttp,
     MissingDependency,
     MissingImages,
     MissingObservation,
     ModelMismatch,
     NoRewards,
     RecordSchemaError,
+    RequestReadTimeout,
     RequestTooLarge,
     ResumeMismatch,
     SuiteError,
@@ -131,6 +138,7 @@ from webdojo.errors.env import (
     NavigationTimeout,
     PageCrashed,
     StartPageFailed,
+    TabLimitReached,
     TooManyDownloads,
 )
 from webdojo.errors.infra import (
@@ -150,12 +158,14 @@ from webdojo.errors.infra import (
     ServerUnavailable,
     SessionLost,
     SiteUnreachable,
+    TooManyConnections,
     TrajectoryIncomplete,
 )
 from webdojo.errors.state import (
     SessionClosed,
     SessionExpired,
     StateError,
+    StepConflict,
     UnknownSession,
 )
 
@@ -184,6 +194,7 @@ __all__ = [
     "InvalidCoordinates",
     "InvalidRequest",
     "LabelFileError",
+    "MalformedHttp",
     "MissingDependency",
     "MissingImages",
     "MissingObservation",
@@ -200,6 +211,7 @@ __all__ = [
     "PageCrashed",
     "ParseError",
     "RecordSchemaError",
+    "RequestReadTimeout",
     "RequestTooLarge",
     "ResumeMismatch",
     "RulesUnchecked",
@@ -212,9 +224,12 @@ __all__ = [
     "StaleElement",
     "StartPageFailed",
     "StateError",
+    "StepConflict",
     "SuiteError",
+    "TabLimitReached",
     "TaskFileError",
     "TextTooLong",
+    "TooManyConnections",
     "TooManyDownloads",
     "TrainingError",
     "TrajectoryIncomplete",

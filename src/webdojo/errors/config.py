@@ -89,6 +89,19 @@ class BadStartUrl(InvalidRequest):
     code = "bad_start_url"
 
 
+class MalformedHttp(InvalidRequest):
+    """Bytes the server's HTTP parser refused: the connection is answered 400 and closed."""
+
+    code = "malformed_http"
+
+
+class RequestReadTimeout(InvalidRequest):
+    """A request whose headers or body stopped arriving: answered 408 and closed, so that
+    stalled clients cannot hold the server's connections."""
+
+    code = "request_timeout"
+
+
 class TrainingError(ConfigError):
     """Input the trainer cannot learn from, found before the first step where detectable."""
 

@@ -52,6 +52,14 @@ class TooManyDownloads(EnvError):
     code = "too_many_downloads"
 
 
+class TabLimitReached(EnvError):
+    """A page opened windows past the session's cap on tabs (``SessionOptions.max_tabs``):
+    they were closed as they opened, before loading anything. Told in the next observation's
+    ``last_error``; ``details``: max_tabs, closed (how many)."""
+
+    code = "tab_limit"
+
+
 class CacheMiss(EnvError):
     """Replay in strict mode met a request that no recorded one matches. ``details`` hold the
     request (method, url) and its nearest recorded candidates."""

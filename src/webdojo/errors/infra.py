@@ -94,6 +94,14 @@ class Overloaded(InfraError):
     code = "overloaded"
 
 
+class TooManyConnections(Overloaded):
+    """One client address holds as many connections as the server allows it: the new one is
+    answered 429 and closed, so that one client cannot take every connection (health checks
+    and other clients' sessions included)."""
+
+    code = "too_many_connections"
+
+
 class ServerUnavailable(InfraError):
     """An environment server could not be reached (connection refused, reset, timed out)."""
 

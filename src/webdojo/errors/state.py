@@ -22,6 +22,14 @@ class SessionClosed(StateError):
     code = "session_closed"
 
 
+class StepConflict(StateError):
+    """A step sent again under the index of the last step done, with another action: a client
+    off by one, or two clients on one session. The step is not done (409); a retry of the
+    same request gets the stored answer instead."""
+
+    code = "step_conflict"
+
+
 class SessionExpired(StateError):
     """No request came within the session's idle lease, so the server closed it."""
 

@@ -24,6 +24,7 @@ from webdojo.browser.options import SessionOptions
 from webdojo.envs.wiki_server import serve_qa
 from webdojo.errors import ConfigError
 from webdojo.server.api.app import ServerSettings, create_app
+from webdojo.server.api.connections import ConnectionLimits, guarded_http, raise_open_file_limit
 from webdojo.server.pool.base import Pool
 from webdojo.server.worker.config import WorkerConfig
 from webdojo.tasks.loader import TaskSet, load_spec
@@ -105,14 +106,19 @@ def serve(
     max_worker_sessions: int | None = None,
     wiki: str | None = None,
     openenv: bool = False,
+    read_timeout_s: float = 10.0,
+    max_connections_per_client: int = 256,
 ) -> None:
     """Serve until interrupted (Ctrl-C / SIGTERM close every session and the pool).
     ``spare_browser``: each worker keeps a browser launched ahead; ``warm_preload``: warm
     pages load the latest start page ahead (both ``WorkerConfig``).
     ``max_worker_sessions``: each worker is replaced after that many sessions (0: never;
     None: the pool's default, ``DEFAULT_MAX_WORKER_SESSIONS``). ``wiki``: see
-    ``served_tasks``. ``openenv``: also OpenEnv's WebSocket protocol at ``/ws``."""
+    ``served_tasks``. ``openenv``: also OpenEnv's WebSocket protocol at ``/ws``.
+    ``read_timeout_s``, ``max_connections_per_client``: the bounds on stalled and crowding
+    clients (``api/connections.py``)."""
     check_exposure(host, token)
+    connections = ConnectionLimits(read_timeout_s, max_connections_per_client)
     with contextlib.ExitStack() as stack:  # the wiki's server, if any, until we stop
         task_set, own_origins = served_tasks(tasks, wiki, stack)
         session = SessionOptions(
@@ -136,8 +142,10 @@ def serve(
         pool = build_pool(workers, ray_address, **options)
         app = create_app(pool, task_set, settings)
         sock = bind_tcp(host, port)
+        raise_open_file_limit()  # sockets, and the browsers' files, past a 1,024 default
+        http = guarded_http(connections)
         print(f"listening on {url_of(sock)}", flush=True)
-        run_blocking(make_server(app, log_level, **fast_io()), sock)
+        run_blocking(make_server(app, log_level, **(fast_io() | {"http": http})), sock)
 
 
 def _pool_options(

@@ -17,8 +17,11 @@ while (``tombstones.py``, in a block of memory of fixed size) so that a late req
 ``session_closed`` / ``session_expired`` rather than an ambiguous ``unknown_session``.
 
 Step indices make a retried step safe: the index must be the next one expected; re-sending the
-previous index returns the cached response without acting again (the retry of a request whose
-response was lost); anything else is a 409 ``invalid_state`` with the expected index.
+previous index with the same request returns the cached response without acting again (the
+retry of a request whose response was lost). The previous index with another request is a 409
+``step_conflict`` (a client off by one, or two clients on one session: nothing is done, and
+the action is not lost silently); anything else is a 409 ``invalid_state`` with the expected
+index.
 """
 
 from __future__ import annotations
@@ -36,10 +39,11 @@ from webdojo.errors import (
     SessionExpired,
     SessionLost,
     StateError,
+    StepConflict,
     UnknownSession,
 )
 from webdojo.observation import ObservationOptions
-from webdojo.server.api.protocol import StepResponse
+from webdojo.server.api.protocol import StepRequest, StepResponse
 from webdojo.server.api.tombstones import CAPACITY as TOMBSTONES
 from webdojo.server.api.tombstones import Tombstones
 from webdojo.tasks.episode_core import EpisodeCore
@@ -68,16 +72,25 @@ class SessionRecord:
     state: SessionState = SessionState.OPEN
     next_index: int = 0
     last_response: StepResponse | None = None  # for an idempotent retry of the last step
+    last_request: StepRequest | None = None  # ... which must be the same request
     last_seen: float = field(default_factory=time.monotonic)
     busy: int = 0  # requests in flight; a busy session is never reaped
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)  # one operation at a time
     lost: SessionLost | None = None  # why the session was lost (its browser or its worker died)
 
-    def replay(self, step_index: int) -> StepResponse | None:
-        """The cached response when ``step_index`` is the last one done, None when it is the
-        next one to do; a StateError for anything else (or a step after the end)."""
-        last = self.last_response
+    def replay(self, req: StepRequest) -> StepResponse | None:
+        """The cached response when ``req`` is the last step done, sent again (a retry);
+        None when it is the next one to do; StepConflict for the last index with another
+        request; a StateError for anything else (or a step after the end)."""
+        last, step_index = self.last_response, req.step_index
         if last is not None and step_index == last.step_index:
+            if req != self.last_request:
+                raise StepConflict(
+                    f"step_index {step_index} was already done with another request; the "
+                    f"next step is {step_index + 1} (a retry must repeat the request as sent)",
+                    step_index=step_index,
+                    expected=step_index + 1,
+                )
             return last
         if self.state is SessionState.DONE:
             raise StateError(
@@ -99,8 +112,8 @@ class SessionRecord:
                 raise SessionLost(f"{self.lost.message}; start a new session", **self.lost.details)
             raise SessionLost("the worker hosting this session died; start a new session")
 
-    def record(self, response: StepResponse) -> None:
-        self.last_response = response
+    def record(self, req: StepRequest, response: StepResponse) -> None:
+        self.last_request, self.last_response = req, response
         self.next_index = response.step_index + 1
         if response.done:
             self.state = SessionState.DONE

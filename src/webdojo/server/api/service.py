@@ -146,12 +146,12 @@ class SessionService:
 
     async def _step_locked(self, session_id: str, req: StepRequest) -> StepResponse:
         async with self.registry.use(session_id) as record:
-            cached = record.replay(req.step_index)
+            cached = record.replay(req)
             if cached is not None:
                 return cached
             record.require_usable()
             response = await self._lose_on_fault(record, self._step(record, req))
-            record.record(response)
+            record.record(req, response)
             return response
 
     async def _step(self, record: SessionRecord, req: StepRequest) -> StepResponse:
