@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 
 import pytest
@@ -72,6 +73,24 @@ async def test_navigation_timeouts_leave_the_session_usable(
         assert obs.screenshot is not None and obs.title == "Partial"
         obs = await session.step(Goto(url=base_url + "two.html"), SHOT)
         assert obs.last_error is None and obs.title == "Page two"
+
+
+async def test_a_navigation_timeout_names_the_configured_deadline(
+    host: BrowserHost, base_url: str
+) -> None:
+    """The navigation's guard has a second of grace after Playwright's own timeout; the
+    error still says the configured seconds (``--navigation-timeout 15`` said "16 s")."""
+    options = SessionOptions(action_timeout_s=5, navigation_timeout_s=1).allowing(base_url)
+    async with await host.new_session(options) as session:
+        await session.goto(base_url + "nav.html")
+        with pytest.raises(NavigationTimeout) as raised:
+            await session.goto(base_url + "slow")  # the start page: never answers
+        obs = await session.step(Goto(url=base_url + "partial"), SHOT)  # never finishes
+        assert obs.last_error is not None
+        for error in (raised.value.to_dict(), obs.last_error.model_dump()):
+            assert error["code"] == "navigation_timeout"
+            assert re.findall(r"within (\S+) s", error["message"]) == ["1"], error
+            assert error["details"] == {"seconds": 1}
 
 
 async def test_document_without_hooks_gets_them_and_navigations_are_seen(

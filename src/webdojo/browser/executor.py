@@ -82,7 +82,8 @@ class Executor:
         await unbusy(tab)
         mark = self._net.mark() if self._net else 0
         try:
-            async with self._guard(what, seconds + 1, NavigationTimeout):
+            # Playwright's own timeout comes first; the error names the configured seconds
+            async with self._guard(what, seconds, NavigationTimeout, grace=1):
                 result = await start(int(seconds * 1000))
         except NavigationTimeout:
             await tab.stop_loading()

@@ -72,13 +72,18 @@ class Guard:
         seconds: float,
         timeout_error: type[EnvError] = ActionTimeout,
         page: Page | None = None,
+        *,
+        grace: float = 0.0,
     ) -> AsyncIterator[None]:
-        """``page`` is the page the operation works on (default: the active one)."""
+        """``page`` is the page the operation works on (default: the active one). ``grace``:
+        the guard's own deadline comes this much after ``seconds``, so that a bound inside it
+        (Playwright's own timeout, a whole operation's) fires first; errors still name
+        ``seconds``, the deadline the user configured."""
         if page is None and self._tabs.has_current():
             page = self._tabs.current.page
         tab = None if page is None else self._tabs.find(page)
         try:
-            async with asyncio.timeout(seconds) as deadline:
+            async with asyncio.timeout(seconds + grace) as deadline:
                 self._deadlines.add(deadline)
                 if tab is not None:
                     tab.deadlines.add(deadline)

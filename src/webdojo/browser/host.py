@@ -32,6 +32,7 @@ from webdojo.browser.netguard import NetGuard
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.session import SETUP_TIMEOUT_S, BrowserSession
 from webdojo.browser.stale_dirs import pid_alive
+from webdojo.browser.windows import WindowWatch
 from webdojo.errors import BrowserClosed, ChromiumNotFound, InfraError
 
 if TYPE_CHECKING:
@@ -59,6 +60,7 @@ class BrowserHost:
         self.executable = executable
         self.version: str = browser.version
         self.pid = pid  # Chromium's main process; None if the browser did not say
+        self.started = _start_time(pid)  # its psutil create_time: with the pid, its identity
         self.profile = _profile_dir(pid)  # the temporary profile the driver made for it
         self.host_dir = host_dir  # the driver's TMPDIR, named after this process (host_dir.py)
         # Held until closed (each session forgets itself then): a session dropped unclosed
@@ -67,6 +69,7 @@ class BrowserHost:
         self._archives: dict[str, Archive] = {}  # opened once, shared by the sessions replaying
         self._closed = False
         self.downloads = DownloadRoot(browser)  # every session's download directory
+        self.windows = WindowWatch(browser)  # every session's windows past its tab cap
         browser.on("disconnected", lambda _browser: self._on_disconnected())
 
     @classmethod
@@ -107,6 +110,14 @@ class BrowserHost:
     def is_connected(self) -> bool:
         """Whether the browser process is alive and reachable."""
         return not self._closed and self._browser.is_connected()
+
+    def is_alive(self) -> bool:
+        """``is_connected``, and Chromium's main process still running. A killed browser's
+        process is gone up to half a second before Playwright reports the disconnection;
+        health asks this (a read of /proc, never a call to the browser)."""
+        if not self.is_connected():
+            return False
+        return self.pid is None or self.started is None or process_running(self.pid, self.started)
 
     @property
     def sessions(self) -> int:
@@ -199,6 +210,7 @@ class BrowserHost:
         for session in list(self._sessions):
             await session.aclose()
         self._closed = True
+        await self.windows.aclose()
         for archive in self._archives.values():
             archive.close()
         with contextlib.suppress(PlaywrightError, TimeoutError):
@@ -255,6 +267,24 @@ async def _browser_pid(browser: Browser) -> int | None:
     except (PlaywrightError, TimeoutError):
         return None
     return next((p["id"] for p in info.get("processInfo", []) if p.get("type") == "browser"), None)
+
+
+def process_running(pid: int, started: float) -> bool:
+    """Whether process ``pid`` runs (a zombie does not) and is the one created at ``started``
+    (psutil's ``create_time``), not a later process that was given the same pid."""
+    try:
+        process = psutil.Process(pid)
+        return process.create_time() == started and process.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def _start_time(pid: int | None) -> float | None:
+    if pid is None:
+        return None
+    with contextlib.suppress(psutil.Error):
+        return psutil.Process(pid).create_time()
+    return None
 
 
 def _profile_dir(pid: int | None) -> Path | None:

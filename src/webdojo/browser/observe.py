@@ -127,7 +127,8 @@ async def _snapshot(
 ) -> dom.DomSnapshot:
     """dom.js once; if a navigation destroys its document, once more after the load."""
     lines = options.axtree is not AxTreeMode.NONE
-    async with guard("reading the page", seconds * 2 + 1):
+    # two reads and a load, each bounded by ``seconds``; the error names the configured one
+    async with guard("reading the page", seconds, grace=seconds + 1):
         try:
             snap = await dom.take_snapshot(tab.page, lines=lines, marks=options.marks)
         except PlaywrightError as exc:
@@ -151,7 +152,8 @@ async def _screenshot(
     awaited, and the capture starts again. A capture that times out cancels any pending
     navigation (it would hold every later capture) and tries once more.
     """
-    async with guard("taking a screenshot", seconds * 3 + 2):
+    # up to three captures and loads, each bounded by ``seconds`` (the error names it)
+    async with guard("taking a screenshot", seconds, grace=seconds * 2 + 2):
         for _ in range(MAX_CAPTURES - 1):
             try:
                 shot = await _unless_committed(tab, viewport_screenshot(tab, options, seconds))

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from playwright.async_api import BrowserContext, Page, Response
 
-from webdojo.actions import Action, ActionContext, GoBack, GoForward, Goto, check_action
+from webdojo.actions import Action, ActionContext, GoBack, GoForward, Goto, Stop, check_action
 from webdojo.browser.dom import ACT_JS
 from webdojo.browser.executor import Executor
 from webdojo.browser.guard import Guard
@@ -33,6 +33,7 @@ from webdojo.browser.netguard import NetGuard
 from webdojo.browser.observe import capture, error_info
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.tabs import TabSet, expire
+from webdojo.browser.windows import WindowCap
 from webdojo.errors import (
     ActionFailed,
     ActionTimeout,
@@ -45,6 +46,7 @@ from webdojo.errors import (
     SiteUnreachable,
     StartPageFailed,
     StateError,
+    TabLimitReached,
     WebdojoError,
 )
 from webdojo.observation import FinalState, Observation, ObservationOptions, Tab
@@ -93,6 +95,7 @@ class BrowserSession:
         self._context = context
         self._closed = False
         self._tabs = TabSet(context, options.max_tabs)
+        self._windows = WindowCap(self._tabs, host.windows)  # closes windows past max_tabs
         # every operation under way: whole ones (_bounded) and the guarded calls within them
         self._deadlines: set[asyncio.Timeout] = set()
         self._guard = Guard(self._tabs, host.is_connected, self._deadlines)
@@ -113,6 +116,7 @@ class BrowserSession:
         if options.context_key() != self.options.context_key():
             raise ConfigError("a warm session cannot change its viewport, locale or network rules")
         self.options = options
+        self._tabs.max_tabs = options.max_tabs
         if self.netguard is not None:  # the proxy reads its policy per connection
             self.netguard.policy = options.network
         self._executor = Executor(self._tabs, self._guard, options, self.netguard)
@@ -122,6 +126,8 @@ class BrowserSession:
     async def _open(self) -> None:
         async with self._guard("opening the first tab", SETUP_TIMEOUT_S):
             await self._tabs.new_tab()
+        async with self._guard("watching for windows", SETUP_TIMEOUT_S):
+            await self._windows.start(await self._tabs.current.cdp())
 
     async def _watch_downloads(self, root: DownloadRoot) -> None:
         """Let the context download into a directory of its own (before any page loads)."""
@@ -243,7 +249,10 @@ class BrowserSession:
         timings = {"action": round(spent * 1000, 2)}
         try:
             seconds = max(min(deadline - spent, self.observe_deadline()), 0.05)
-            return await self._observe_within(seconds, options, error, timings)
+            # A stop that went through ends the episode: news of refused windows would make
+            # it look refused (episode_rules), and nobody acts on them any more.
+            tell = not isinstance(action, Stop) or error is not None
+            return await self._observe_within(seconds, options, error, timings, tell)
         except EnvError as exc:
             return self._bare_observation(error or exc, timings)
 
@@ -253,23 +262,41 @@ class BrowserSession:
         options: ObservationOptions,
         error: WebdojoError | None,
         timings: dict[str, float],
+        tell_refused: bool = True,
     ) -> Observation:
-        work = self._observe(options, error, timings)
+        work = self._observe(options, error, timings, tell_refused)
         return await self._bounded("observing the page", seconds, work)
 
     async def _observe(
-        self, options: ObservationOptions, error: WebdojoError | None, timings: dict[str, float]
+        self,
+        options: ObservationOptions,
+        error: WebdojoError | None,
+        timings: dict[str, float],
+        tell_refused: bool,
     ) -> Observation:
         await self._prepare()
         try:
             await self._executor.adopt_popup()  # a window the page opened on its own
         except NavigationTimeout as exc:
             error = error or exc
+        await self._windows.closed()
+        refused = self._tabs.take_refused()
+        if refused and tell_refused:
+            error = error or self._tab_limit(refused)  # an action's own error comes first
         result = await capture(
             self._tabs, self._guard, self.options, options, last_error=error, timings=timings
         )
         self._element_ids = result.element_ids
         return self._with_downloads(result.observation)
+
+    def _tab_limit(self, refused: int) -> TabLimitReached:
+        cap = self._tabs.max_tabs
+        windows = f"{refused} windows" if refused > 1 else "a window"
+        message = (
+            f"the page opened {windows} past this session's cap of {cap} tabs, closed at "
+            "once (close a tab to make room)"
+        )
+        return TabLimitReached(message, max_tabs=cap, closed=refused)
 
     def _with_downloads(self, observation: Observation) -> Observation:
         ended = self.downloads.drain() if self.downloads is not None else []
@@ -343,7 +370,7 @@ class BrowserSession:
         args = {"op": "final", "maxText": self.options.final_text_chars}
         seconds = self.options.action_timeout_s
         what = "reading the final state"
-        async with self._guard(what, seconds + 1):  # the bound below comes first
+        async with self._guard(what, seconds, grace=1):  # the bound below comes first
             raw = await self._bounded(what, seconds, tab.page.evaluate(ACT_JS, args))
         storage = {k: _parse_json(v) for k, v in raw["storage"].items()}
         return FinalState(
@@ -356,6 +383,7 @@ class BrowserSession:
             return
         self._closed = True
         self._host._forget(self)
+        await self._windows.aclose()
         if self.recording is not None:  # the bodies are read from the live context
             with contextlib.suppress(WebdojoError):
                 async with self._guard("saving the recording", 30):

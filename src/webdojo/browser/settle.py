@@ -86,7 +86,8 @@ class Settler:
             # stopped is a navigation's mark; without the hooks' record that is all we know.
             if raced or not (found and found.get("doc")) or tab.note(found)[0]:
                 raise
-            raise ActionTimeout(f"{what} did not finish within {seconds:g} s") from exc
+            message = f"{what} did not finish within {seconds:g} s"
+            raise ActionTimeout(message, seconds=seconds) from exc
 
     async def _read_unless_busy(
         self, tab: TabState, op: str, requests: int, what: str

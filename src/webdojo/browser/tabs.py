@@ -6,7 +6,8 @@ A popup becomes the active tab at the next ``adopt_new`` call, which the session
 after an action and before each observation, so the active tab never changes between an
 observation and the action that refers to it.
 
-Closing the last tab opens a blank one: a session always has at least one tab.
+Closing the last tab opens a blank one: a session always has at least one tab. A session has at
+most ``max_tabs``: windows past it are closed at once (windows.py), counted in ``refused``.
 """
 
 from __future__ import annotations
@@ -149,12 +150,13 @@ class TabSet:
     def __init__(self, context: BrowserContext, max_tabs: int = 10) -> None:
         self.context = context
         self.max_tabs = max_tabs  # a page opening windows in a loop cannot grow the session
-        self.refused = 0  # pages closed at once because the session had max_tabs already
+        self.refused = 0  # windows closed at once past max_tabs, not yet told (take_refused)
+        self.extra: Callable[[Page], None] = self._close_extra  # a page past max_tabs
         self._closing = Background()  # tabs closing (a hung page takes about 0.5 s)
         self.tabs: list[TabState] = []
         self._active: TabState | None = None
         self._new: list[TabState] = []  # opened by the page, not yet made active
-        self.opened = 0  # pages ever attached (lets a waiter see that a popup arrived)
+        self.opened = 0  # pages ever attached or refused (lets a waiter see a popup arrive)
         self.page_event = asyncio.Event()
         self.dialogs: list[str] = []  # dismissed since the last observation
         self.context_closed = False
@@ -164,13 +166,29 @@ class TabSet:
     # --- membership ---------------------------------------------------------------------
 
     def _on_page(self, page: Page) -> None:
-        if self.find(page) is not None:
+        # A window the cap watcher closed (windows.py) still arrives, closed already.
+        if page.is_closed() or self.find(page) is not None:
             return
         if len(self.tabs) >= self.max_tabs:
-            self.refused += 1
-            self._closing.spawn(_close_quietly(page))
+            self.extra(page)
             return
         self._new.append(self.attach(page))
+
+    def _close_extra(self, page: Page) -> None:
+        """A page past ``max_tabs``: closed, and counted (windows.py replaces this)."""
+        self.refuse()
+        self._closing.spawn(_close_quietly(page))
+
+    def refuse(self) -> None:
+        """Count a window closed at once because the session had ``max_tabs`` already."""
+        self.refused += 1
+        self.opened += 1  # a waiter for the popup need not wait out its deadline
+        self.page_event.set()
+
+    def take_refused(self) -> int:
+        """Windows refused since the last call (the observation tells the agent)."""
+        refused, self.refused = self.refused, 0
+        return refused
 
     def find(self, page: Page) -> TabState | None:
         return next((t for t in self.tabs if t.page is page), None)
@@ -293,7 +311,8 @@ class TabSet:
         return fresh[-1]
 
     async def wait_for_page(self, since: int, seconds: float) -> bool:
-        """Wait until more than ``since`` pages were attached; False after ``seconds``."""
+        """Wait until more than ``since`` pages arrived (attached or refused); False after
+        ``seconds``."""
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(seconds):
                 while self.opened <= since:
