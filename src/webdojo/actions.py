@@ -18,6 +18,7 @@ Validation happens in two layers:
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -58,9 +59,34 @@ class _Action(BaseModel):
         return describe(self, show_space=False)
 
 
+# A pointer action's targets, as JSON Schema (a null field counts as left out): the rule of
+# ``_require_one_target`` in the published schemas, so that a spec-valid action is a valid one.
+_ELEMENT_TARGET: dict[str, Any] = {
+    "required": ["element"],
+    "properties": {"element": {"type": "integer"}, "x": {"type": "null"}, "y": {"type": "null"}},
+}
+_POINT_TARGET: dict[str, Any] = {
+    "required": ["x", "y"],
+    "properties": {"x": {"type": "number"}, "y": {"type": "number"}, "element": {"type": "null"}},
+}
+_NO_TARGET: dict[str, Any] = {
+    "properties": {"element": {"type": "null"}, "x": {"type": "null"}, "y": {"type": "null"}}
+}
+
+
+def _target_schema(schema: dict[str, Any], cls: type[Any]) -> None:
+    """``json_schema_extra`` of pointer actions: ``anyOf`` their targets (disjoint shapes)."""
+    targets = [_ELEMENT_TARGET, _POINT_TARGET]
+    if cls.target_optional:
+        targets.append(_NO_TARGET)
+    schema["anyOf"] = copy.deepcopy(targets)
+
+
 class _Pointer(_Action):
     """Shared target fields: exactly one of ``element`` or ``x``+``y`` (``type`` and ``scroll``
     also allow neither)."""
+
+    model_config = ConfigDict(json_schema_extra=_target_schema)
 
     element: int | None = Field(default=None, ge=0, description="element id from the observation")
     x: float | None = Field(default=None, description="horizontal position")

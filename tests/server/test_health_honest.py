@@ -2,16 +2,19 @@
 dead or relaunching, "ok" again once it is back; and the killed browser's sessions say that
 their browser died (not their worker). A real server (the app under uvicorn in a thread, one
 in-process worker) and a real SIGKILL of its Chromium. No sleeps as assertions: health is
-polled until it changes."""
+polled until it changes, and the process until it is gone (then the very next health request
+must not say "ok": Playwright's disconnect event may still be on its way)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
+import psutil
 import pytest
 from _pool_fixtures import wait_until
 
@@ -20,6 +23,8 @@ from webdojo.browser.options import SessionOptions
 from webdojo.server.api.app import ServerSettings, create_app
 from webdojo.server.pool.base import PoolStats, WorkerStatus
 from webdojo.server.pool.inline import InlinePool
+from webdojo.server.pool.local import LocalPool
+from webdojo.server.worker.config import WorkerConfig
 from webdojo.tasks.loader import TaskSet
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
@@ -91,6 +96,91 @@ async def test_health_reports_a_killed_browser_until_it_is_back(
         fresh = await client.post("/v1/sessions", json={"start_url": f"{test_site}/plain.html"})
         assert fresh.status_code == 201
         await client.delete(f"/v1/sessions/{fresh.json()['session_id']}")
+
+
+def process_gone(pid: int) -> bool:
+    """Chromium's process has died: reaped, or a zombie its driver has not reaped yet."""
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+@contextlib.contextmanager
+def frozen_driver(browser: int) -> Iterator[None]:
+    """SIGSTOP the Playwright driver of ``browser`` (its parent): a browser killed meanwhile
+    stays a zombie and no disconnect event comes, until the driver is thawed."""
+    driver = psutil.Process(browser).parent()
+    assert driver is not None and "node" in driver.name(), driver
+    driver.suspend()
+    try:
+        yield
+    finally:
+        driver.resume()
+
+
+async def test_health_is_not_ok_once_the_browser_process_is_gone(
+    served: tuple[ThreadServer, InlinePool],
+) -> None:
+    """Playwright reports the disconnection up to half a second after the process died;
+    health does not wait for it: the first health request after the death is not "ok"."""
+    server, pool = served
+    async with httpx.AsyncClient(base_url=server.url, timeout=60) as client:
+        assert (await client.get("/v1/health")).json()["status"] == "ok"
+        killed = browser_pid(pool)
+        os.kill(killed, signal.SIGKILL)
+        await wait_until(lambda: process_gone(killed), "the browser's process is gone")
+        answer = await client.get("/v1/health")
+        assert answer.status_code == 503 and answer.json()["status"] == "down", answer.json()
+        assert answer.json()["by_worker"][0]["browser"] in ("dead", "relaunching")
+
+        async def ok() -> bool:
+            return (await client.get("/v1/health")).json()["status"] == "ok"
+
+        await wait_until(ok, "health is ok again after the relaunch")
+
+
+async def test_health_does_not_wait_for_the_disconnect_event(
+    served: tuple[ThreadServer, InlinePool],
+) -> None:
+    """The same, deterministically: with its driver stopped, the killed browser is a zombie
+    and Playwright never says it disconnected; health still says it is dead."""
+    server, pool = served
+    async with httpx.AsyncClient(base_url=server.url, timeout=60) as client:
+        killed = browser_pid(pool)
+        with frozen_driver(killed):
+            os.kill(killed, signal.SIGKILL)
+            await wait_until(lambda: process_gone(killed), "the browser is a zombie")
+            assert pool.worker.stats()["browser_state"] == "dead"
+            answer = await client.get("/v1/health")
+            assert answer.status_code == 503 and answer.json()["status"] == "down"
+            assert answer.json()["by_worker"][0]["browser"] == "dead"
+
+        async def ok() -> bool:
+            return (await client.get("/v1/health")).json()["status"] == "ok"
+
+        await wait_until(ok, "health is ok again after the relaunch")
+        assert browser_pid(pool) != killed
+
+
+@pytest.mark.slow
+async def test_a_worker_process_browser_is_dead_before_its_next_heartbeat() -> None:
+    """A worker process reports its browser once a heartbeat; between two, the pool checks
+    the browser's process itself, so health sees a death at once. The worker's driver is
+    stopped: neither Playwright nor the heartbeat can tell the pool."""
+    pool = LocalPool(workers=1, worker=WorkerConfig(warm_contexts=0))
+    async with pool:
+
+        def browser() -> str:
+            return pool.stats().by_worker["local-0"].browser
+
+        await wait_until(lambda: browser() == "alive", "a heartbeat reports the browser")
+        killed, _ = pool._slots[0].last_stats["browser_process"]
+        with frozen_driver(killed):
+            os.kill(killed, signal.SIGKILL)
+            await wait_until(lambda: process_gone(killed), "the browser is a zombie")
+            assert browser() == "dead"
+        await wait_until(lambda: browser() == "alive", "the worker relaunched its browser")
 
 
 class _StubPool(InlinePool):

@@ -44,6 +44,7 @@ from webdojo.server.api.protocol import (
     StepRequest,
     StepResponse,
     WorkerHealth,
+    task_id_schema,
 )
 from webdojo.server.api.registry import Registry
 from webdojo.server.api.service import SessionService
@@ -162,10 +163,28 @@ def create_app(pool: Pool, task_set: TaskSet, settings: ServerSettings | None = 
     if settings.openenv:  # the same sessions, limits and token as the HTTP routes
         install_openenv(app, service, token=settings.token)
     request_body.publish(app, _BODIES)
+    _publish_task_ids(app, task_set)
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes, on_error=metrics.error)
     if settings.token:
         app.add_middleware(BearerAuth, token=settings.token, on_error=metrics.error)
     return app
+
+
+def _publish_task_ids(app: FastAPI, task_set: TaskSet) -> None:
+    """The spec's ``task_id`` is a ``TaskId``: the ids this server takes (an app serves one
+    task set), not any string."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            spec = build()  # cached by FastAPI in app.openapi_schema, which this edits
+            schemas = spec["components"]["schemas"]
+            schemas["TaskId"] = task_id_schema([t.id for t in task_set.tasks])
+            create = schemas[CreateSessionRequest.__name__]
+            create["properties"]["task_id"] = {"$ref": request_body.REF.format(model="TaskId")}
+        return app.openapi_schema or {}
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def _session_routes(app: FastAPI, service: SessionService) -> None:
@@ -240,7 +259,8 @@ def _status_routes(app: FastAPI, service: SessionService, metrics: ServerMetrics
     async def health(response: Response) -> Health:
         """Liveness and capacity; the only route that needs no token. "ok" (200): every
         worker ready with a live browser; "degraded" (200): some are dead or relaunching
-        their browser; "down" (503): none can take a session."""
+        their browser; "down" (503): none can take a session. A browser is dead as soon as
+        its process is: the pool checks it now (never by a call to the browser)."""
         stats = service.pool.stats()
         workers = [
             WorkerHealth(worker=name, state=w.state, browser=w.browser, sessions=w.sessions)

@@ -17,32 +17,47 @@ them out).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic.json_schema import JsonDict
 
 from webdojo.actions import Action
 from webdojo.observation import ErrorInfo, FinalState, Observation, ObservationOptions
 from webdojo.parsing.types import ParseFormat
+from webdojo.tasks.schema import Task
 
 API_VERSION = "v1"
 MAX_BODY_BYTES = 1_000_000  # a step request is a few KB; anything near this is abuse
+MAX_LISTED_TASKS = 256  # task ids the spec lists (a few KB); a bigger set: a pattern
 
 
 class _Wire(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-def _one_of(*shapes: tuple[str, ...]) -> Any:
+def _one_of(*shapes: tuple[str, ...], needs: dict[str, str] | None = None) -> Any:
     """``json_schema_extra`` for a model whose valid bodies have exactly one of these sets of
-    fields: the schema's ``oneOf``, one ``required`` list per shape."""
+    fields: the schema's ``oneOf``, one ``required`` list per shape. ``needs``: a field that
+    comes only with another (``dependentRequired``); it keeps the shapes disjoint, which a
+    shape of two fields would not (``text`` without ``format`` beside an ``action``)."""
 
     def extra(schema: JsonDict) -> None:
         schema["oneOf"] = [{"required": list(fields)} for fields in shapes]
+        if needs:
+            schema["dependentRequired"] = {field: [other] for field, other in needs.items()}
         properties = schema["properties"]
         assert isinstance(properties, dict)
-        for field in {f for fields in shapes for f in fields}:
+        for field in {f for fields in shapes for f in fields} | set((needs or {}).values()):
             prop = properties[field]
             assert isinstance(prop, dict)
             properties[field] = _without_null(prop)
@@ -79,7 +94,7 @@ class CreateSessionRequest(_Wire):
     )
 
     # a task of the server's task set; its site is served locally
-    task_id: str | None = None
+    task_id: str | None = None  # the spec of a server lists them (``task_id_schema``)
     start_url: str | None = None  # or any URL the server can reach
     observation: ObservationOptions = Field(default_factory=ObservationOptions)
     viewport_width: int = Field(default=1280, ge=100, le=4096)
@@ -98,6 +113,25 @@ class CreateSessionRequest(_Wire):
         return self
 
 
+def task_id_schema(task_ids: Sequence[str]) -> dict[str, Any]:
+    """The spec's ``TaskId`` (a create's ``task_id``) for a server of these tasks: their ids as
+    an ``enum`` (what a client can check and pick from); for a set too big to list, the shape
+    of an id with a few examples, so that the spec stays small. Any other id answers 422
+    ``unknown_task``."""
+    if len(task_ids) <= MAX_LISTED_TASKS:
+        return {
+            "type": "string",
+            "enum": sorted(task_ids),
+            "description": f"one of the {len(task_ids)} tasks of this server's task set",
+        }
+    return {
+        **TypeAdapter(Annotated[str, Task.model_fields["id"]]).json_schema(),
+        "examples": list(task_ids[:3]),
+        "description": f"the id of one of the {len(task_ids)} tasks of this server's task set "
+        "(too many to list here; another id answers 422 unknown_task)",
+    }
+
+
 class SessionCreated(_Wire):
     session_id: str
     observation: Observation
@@ -114,7 +148,7 @@ class StepRequest(_Wire):
     """
 
     model_config = ConfigDict(
-        extra="forbid", json_schema_extra=_one_of(("action",), ("text", "format"))
+        extra="forbid", json_schema_extra=_one_of(("action",), ("text",), needs={"text": "format"})
     )
 
     step_index: int = Field(ge=0)

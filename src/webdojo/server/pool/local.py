@@ -8,6 +8,8 @@ there); this module starts the workers, as ``WorkerProcess``es. What processes a
   its socket, which fails the calls in flight on it and reports the death to the pool.
 * A dead Chromium inside a live worker is the worker's business: its sessions raise
   ``BrowserClosed`` and the worker launches a new browser.
+* Health looks closer than the heartbeat: a browser reported alive whose process has died
+  since (same machine: a read of /proc) is reported dead at once, as its sessions' steps are.
 * Each worker runs with a ``TMPDIR`` of its own, removed once it has exited, however it
   ended; at start, those of servers that were killed are removed (``scratch``).
 """
@@ -20,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from webdojo.background import Background
+from webdojo.browser.host import process_running
+from webdojo.server.pool.base import WorkerStatus
 from webdojo.server.pool.managed import ManagedPool, ManagedPoolConfig, Slot
 from webdojo.server.worker import scratch
 from webdojo.server.worker.process import WorkerProcess
@@ -51,6 +55,15 @@ class LocalPool(ManagedPool[WorkerProcess]):
     async def aclose(self) -> None:
         await super().aclose()
         await self._cleanups.wait()
+
+    def _status(self, slot: Slot[WorkerProcess]) -> WorkerStatus:
+        """Between heartbeats, a browser dies unseen: check its process now (the worker
+        reports it as (pid, create time), so a reused pid is not taken for it)."""
+        found = super()._status(slot)
+        process = slot.last_stats.get("browser_process")
+        if found.browser == "alive" and process and not process_running(*process):
+            return dataclasses.replace(found, browser="dead")
+        return found
 
     async def _spawn_worker(self, slot: Slot[WorkerProcess], generation: int) -> WorkerProcess:
         tmp = scratch.new_dir(slot.name)

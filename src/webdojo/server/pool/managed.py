@@ -40,7 +40,7 @@ from webdojo.background import Background
 from webdojo.browser.options import SessionOptions
 from webdojo.errors import BrowserClosed, InfraError, SessionLost, UnknownSession, WebdojoError
 from webdojo.observation import FinalState, Observation, ObservationOptions
-from webdojo.server.pool.base import Pool, PoolStats
+from webdojo.server.pool.base import Pool, PoolStats, WorkerStatus
 from webdojo.server.pool.retirement import retire_after
 from webdojo.server.pool.slots import (
     Generation,
@@ -302,8 +302,13 @@ class ManagedPool(Pool, Generic[H]):
             retired=self._retired,
             queue_depth=depth,
             sessions_by_worker={s.name: s.sessions() for s in self._slots},
-            by_worker={s.name: status(s) for s in self._slots},
+            by_worker={s.name: self._status(s) for s in self._slots},
         )
+
+    def _status(self, slot: Slot[H]) -> WorkerStatus:
+        """A worker as health reports it: as of its last heartbeat (a pool that can look
+        closer, cheaply, says more)."""
+        return status(slot)
 
     async def worker_stats(self) -> dict[str, dict[str, Any]]:
         """Fresh ``Worker.stats()`` of each live worker (pid, browser pids, warm hits...)."""

@@ -164,10 +164,11 @@ class Browsers:
         """The active browser, for health: "alive"; "dead" (its process died, not replaced
         yet); "relaunching" (a new one is being launched after a death); "recycling" (the
         planned replacement of a worn-out one, which the retired one still serves meanwhile);
-        "none" (closed)."""
+        "none" (closed). Dead as soon as its process is, before Playwright's disconnect event
+        (``is_alive``): steps on it already fail by then."""
         active = self._active
         if active is not None:
-            return "alive" if active.host.is_connected() else "dead"
+            return "alive" if active.host.is_alive() else "dead"
         if self._lock.locked():
             return "recycling" if self._recycling else "relaunching"
         return "none"
@@ -189,6 +190,14 @@ class Browsers:
         while True:
             await asyncio.to_thread(self._procs.measure, self._browser_pids())
             await asyncio.sleep(self._config.memory_check_interval_s)
+
+    def active_process(self) -> tuple[int, float] | None:
+        """The active browser's process as (pid, psutil create_time), if known: a pool on
+        the same machine checks it between heartbeats (``process_running``)."""
+        host = self._active.host if self._active is not None else None
+        if host is None or host.pid is None or host.started is None:
+            return None
+        return host.pid, host.started
 
     def _browser_pids(self) -> list[int]:
         browsers = [*self._retired, *([self._active] if self._active else [])]
@@ -407,6 +416,7 @@ class Browsers:
             "pss_mb": round(self._procs.pss_mb, 1),  # as of the last measurement
             "rss_mb": round(self._procs.rss_mb, 1),
             "browser_pids": self._browser_pids(),
+            "browser_process": self.active_process(),  # the active one's (pid, create time)
             "spare_pid": self._spare.pid,  # a browser launched ahead (spare_browser), if ready
             "spares_taken": self._spare.taken,
         }
