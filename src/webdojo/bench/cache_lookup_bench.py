@@ -61,6 +61,9 @@ class LookupResult:
                 for kind in PROBE_KINDS
             },
             "lookup_wrong_level": self.wrong_level,
+            # the names for the L3 and miss tails (also in lookup_by_level)
+            "lookup_p99_ms_l3": round(self.quantile(("L3",), 0.99), 3),
+            "miss_p99_ms": round(self.quantile(("miss",), 0.99), 3),
         }
 
 

@@ -1,8 +1,11 @@
 """The SQLite index of an archive: every recorded request, keyed at every matching level.
 
-One row per exchange, with its endpoint, its normalized fields (unmasked, so the level-1 and
-level-2 keys can be recomputed when rules change without reading the WARC again) and where
-its records lie in the WARC. ``rules_id`` in the meta table says which rules built the keys.
+One row per exchange, with its endpoint, its normalized fields (unmasked, so the keys can be
+recomputed when rules change without reading the WARC again), which of them level 2 masks,
+and where its records lie in the WARC. The ``endpoints`` table holds each endpoint's essential
+parameters (``webdojo.cache.essential``), from which every row's ``l3`` key is made.
+``rules_id`` in the meta table says which rules built the keys; ``schema`` which layout the
+file has (an older file gains the missing columns on open, and its next ``rekey`` fills them).
 """
 
 from __future__ import annotations
@@ -10,12 +13,14 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from webdojo.cache.essential import Name, essential_names, l3_key
 from webdojo.cache.exchange import Exchange, header
 from webdojo.cache.normalize import (
     Endpoint,
@@ -25,29 +30,47 @@ from webdojo.cache.normalize import (
     normalize,
     signature,
 )
-from webdojo.cache.rules import RuleSet
+from webdojo.cache.rules import MASK, RuleSet
 from webdojo.cache.warc_io import Written
 
+SCHEMA = "2"  # 2: the masked, l3 and l2_first columns, the endpoints table
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
     id INTEGER PRIMARY KEY, visit INTEGER, seq INTEGER, started REAL,
     method TEXT, host TEXT, path TEXT, url TEXT, fields TEXT,
     l0 TEXT, l1 TEXT, l2 TEXT,
     status INTEGER, mime TEXT, size INTEGER, digest TEXT,
-    req_offset INTEGER, resp_offset INTEGER, body_offset INTEGER
+    req_offset INTEGER, resp_offset INTEGER, body_offset INTEGER,
+    masked TEXT, l3 TEXT, l2_first INTEGER
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS endpoints (
+    method TEXT, host TEXT, path TEXT, essential TEXT, PRIMARY KEY (method, host, path)
+);
 """
 _INDEXES = """
 CREATE INDEX IF NOT EXISTS by_l0 ON entries (l0, visit, seq);
 CREATE INDEX IF NOT EXISTS by_l1 ON entries (l1, visit, seq);
 CREATE INDEX IF NOT EXISTS by_l2 ON entries (l2, visit, seq);
+CREATE INDEX IF NOT EXISTS by_l3 ON entries (l3, visit, seq) WHERE l2_first = 1;
 CREATE INDEX IF NOT EXISTS by_endpoint ON entries (method, host, path, visit, seq);
+CREATE INDEX IF NOT EXISTS by_host ON entries (method, host, visit, seq);
 """
-_COLUMNS = (
+Plain = tuple[str, str, str]  # a field as (where, name, value): quicker to score than a Field
+_ROW = (
     "id, visit, seq, started, method, host, path, url, fields, status, mime, size, digest, "
     "req_offset, resp_offset, body_offset"
 )
+_COLUMNS = f"{_ROW}, masked"  # what an Entry is read from
+_BY_ENDPOINT = (f"SELECT {_COLUMNS} FROM entries WHERE method = ? AND host = ? AND path = ? "
+                "ORDER BY visit, seq LIMIT ?")  # fmt: skip
+_BY_HOST = (f"SELECT {_COLUMNS} FROM entries WHERE method = ? AND host = ? "
+            "ORDER BY visit, seq LIMIT ?")  # fmt: skip
+_INSERT = f"INSERT INTO entries ({_ROW}, l0, l1, l2, masked) VALUES ({', '.join('?' * 20)})"
+# Only the first recorded row of each l2 key is an L3 candidate (l2_first): its copies would
+# score the same, and a key shared by thousands of identical rows must not cost thousands.
+_VARIANTS = (f"SELECT {_COLUMNS} FROM entries WHERE l3 = ? AND l2_first = 1 "
+             "ORDER BY visit, seq LIMIT ?")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -68,10 +91,15 @@ class Entry:
     req_offset: int
     resp_offset: int
     body_offset: int
+    masked: tuple[int, ...] = ()  # positions in fields of those the level-2 rules mask
 
     def normal(self) -> NormalRequest:
         """The recorded request as the normalizer saw it (from the index, not the WARC)."""
         return NormalRequest(self.endpoint, urlsplit(self.url).scheme, self.fields)
+
+    def at_level2(self) -> tuple[Field, ...]:
+        """The fields as level 2 sees them, masked by the rules the index was keyed with."""
+        return _at_level2(self.fields, self.masked)
 
 
 def rules_id(rules: RuleSet) -> str:
@@ -86,6 +114,7 @@ class Index:
         self.path = path
         self._db = sqlite3.connect(str(path), check_same_thread=False)
         self._db.executescript(_SCHEMA)
+        self._upgrade()
 
     def close(self) -> None:
         self._db.close()
@@ -95,6 +124,24 @@ class Index:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def _upgrade(self) -> None:
+        """Give a file an older webdojo wrote the columns this one keys; they stay empty until
+        the next ``rekey``, which forgetting ``rules_id`` makes sure of (``Archive.open``)."""
+        if self.meta("schema") == SCHEMA:
+            return
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")  # another process may be opening it too
+            if self.meta("schema") == SCHEMA:
+                return
+            have = {row[1] for row in self._db.execute("PRAGMA table_info(entries)")}
+            for column, kind in (("masked", "TEXT"), ("l3", "TEXT"), ("l2_first", "INTEGER")):
+                if column not in have:
+                    self._db.execute(f"ALTER TABLE entries ADD COLUMN {column} {kind}")
+            self._db.execute("DELETE FROM meta WHERE key = 'rules_id'")
+            self._set_meta("schema", SCHEMA)
+        if self.count():  # an empty file gets them after its bulk insert: quicker
+            self._db.executescript(_INDEXES)
 
     # --- building -----------------------------------------------------------------------
 
@@ -106,17 +153,18 @@ class Index:
         )
 
     def insert(self, rows: Iterable[tuple[object, ...]], rules: RuleSet) -> int:
-        """Insert rows made by ``index_row`` with these rules."""
+        """Insert rows made by ``index_row`` with these rules, then key level 3 (it needs all
+        of an endpoint's rows)."""
         before = self.count()
         with self._db:
-            self._db.executemany(f"INSERT INTO entries ({_COLUMNS}, l0, l1, l2) VALUES "
-                                 f"({', '.join('?' * 19)})", rows)  # fmt: skip
+            self._db.executemany(_INSERT, rows)
+            self._key_level3()
             self._db.executescript(_INDEXES)
             self._set_meta("rules_id", rules_id(rules))
         return self.count() - before
 
     def rekey(self, rules: RuleSet) -> bool:
-        """Recompute the level-1 and level-2 keys for other rules; False if already current."""
+        """Recompute the keys for other rules; False if already current."""
         if self.meta("rules_id") == rules_id(rules):
             return False
         rows = self._db.execute("SELECT id, method, host, path, fields FROM entries").fetchall()
@@ -126,9 +174,32 @@ class Index:
             parsed = _fields(fields)
             updates.append((*_masked_keys(endpoint, parsed, rules), rid))
         with self._db:
-            self._db.executemany("UPDATE entries SET l1 = ?, l2 = ? WHERE id = ?", updates)
+            self._db.executemany(
+                "UPDATE entries SET l1 = ?, l2 = ?, masked = ? WHERE id = ?", updates
+            )
+            self._key_level3()
             self._set_meta("rules_id", rules_id(rules))
         return True
+
+    def _key_level3(self) -> None:
+        """Every endpoint's essential parameters; every row's l3 key made from them, and
+        whether it is the first recorded of its l2 key."""
+        rows = self._db.execute("SELECT id, method, host, path, fields, masked, l2 FROM entries "
+                                "ORDER BY method, host, path, visit, seq, id")  # fmt: skip
+        essentials, keys = [], []
+        for (method, host, path), group in groupby(rows, key=lambda r: (r[1], r[2], r[3])):
+            endpoint = Endpoint(method, host, path)
+            members = [(rid, _at_level2(_fields(f), _positions(m)), l2)
+                       for rid, _, _, _, f, m, l2 in group]  # fmt: skip
+            essential = essential_names(fields for _, fields, _ in members)
+            essentials.append((method, host, path, json.dumps(sorted(essential))))
+            seen: set[str] = set()
+            for rid, fields, l2 in members:
+                keys.append((l3_key(endpoint, fields, essential), l2 not in seen, rid))
+                seen.add(l2)
+        self._db.execute("DELETE FROM endpoints")
+        self._db.executemany("INSERT INTO endpoints VALUES (?, ?, ?, ?)", essentials)
+        self._db.executemany("UPDATE entries SET l3 = ?, l2_first = ? WHERE id = ?", keys)
 
     def _set_meta(self, key: str, value: str) -> None:
         self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
@@ -147,17 +218,31 @@ class Index:
         sql = f"SELECT {_COLUMNS} FROM entries WHERE {column} = ? ORDER BY visit, seq"
         return [_entry(r) for r in self._db.execute(sql, (key,))]
 
-    def by_endpoint(self, endpoint: Endpoint, limit: int) -> list[Entry]:
-        sql = (f"SELECT {_COLUMNS} FROM entries WHERE method = ? AND host = ? AND path = ? "
-               "ORDER BY visit, seq LIMIT ?")  # fmt: skip
-        rows = self._db.execute(sql, (endpoint.method, endpoint.host, endpoint.path, limit))
-        return [_entry(r) for r in rows]
+    def essential(self, endpoint: Endpoint) -> frozenset[Name] | None:
+        """The endpoint's essential parameter names; None when it was never recorded."""
+        sql = "SELECT essential FROM endpoints WHERE method = ? AND host = ? AND path = ?"
+        row = self._db.execute(sql, (endpoint.method, endpoint.host, endpoint.path)).fetchone()
+        return frozenset((w, n) for w, n in json.loads(row[0])) if row else None
 
-    def near(self, endpoint: Endpoint, limit: int) -> list[Entry]:
-        """Same host and method, any path: where to look when even the path is unknown."""
-        sql = (f"SELECT {_COLUMNS} FROM entries WHERE method = ? AND host = ? "
-               "ORDER BY visit, seq LIMIT ?")  # fmt: skip
-        return [_entry(r) for r in self._db.execute(sql, (endpoint.method, endpoint.host, limit))]
+    def l3_variants(self, key: str, limit: int) -> list[Entry]:
+        """The first recorded request of each distinct l2 key among those with this l3 key,
+        the first ``limit`` in recorded order."""
+        return [_entry(r) for r in self._db.execute(_VARIANTS, (key, limit))]
+
+    def nearest(
+        self, endpoint: Endpoint, score: Callable[[list[Plain]], float], limit: int, n: int,
+        recorded: bool = True,
+    ) -> list[tuple[float, Entry]]:  # fmt: skip
+        """The ``n`` best by ``score`` (of their level-2 fields), best first, of the first
+        ``limit`` recorded requests of the endpoint, else (or when it is known not to be
+        ``recorded``) of its host. Scoring reads the rows as they are: only the ``n`` chosen
+        become Entries (a miss must stay cheap)."""
+        m, h, p = endpoint.method, endpoint.host, endpoint.path
+        rows = self._db.execute(_BY_ENDPOINT, (m, h, p, limit)).fetchall() if recorded else []
+        rows = rows or self._db.execute(_BY_HOST, (m, h, limit)).fetchall()
+        scored = [(score(_plain_level2(r[8], r[16])), r) for r in rows]
+        scored.sort(key=lambda t: (-t[0], t[1][0]))
+        return [(s, _entry(r)) for s, r in scored[:n]]
 
     def entry(self, entry_id: int) -> Entry:
         row = self._db.execute(f"SELECT {_COLUMNS} FROM entries WHERE id = ?", (entry_id,))
@@ -173,10 +258,17 @@ class Index:
         return [(h, int(n), int(b or 0)) for h, n, b in self._db.execute(sql)]
 
 
-def _masked_keys(endpoint: Endpoint, fields: tuple[Field, ...], rules: RuleSet) -> tuple[str, str]:
+def _masked_keys(
+    endpoint: Endpoint, fields: tuple[Field, ...], rules: RuleSet
+) -> tuple[str, str, str]:
+    """The level-1 and level-2 keys, and which fields level 2 masks (so that scoring a
+    recorded request at level 3 need not apply the rules again)."""
+    level2 = rules.mask(endpoint, fields, 2)
+    masked = [i for i, (f, m) in enumerate(zip(fields, level2, strict=True)) if f != m]
     return (
         signature(endpoint, rules.mask(endpoint, fields, 1)),
-        signature(endpoint, rules.mask(endpoint, fields, 2)),
+        signature(endpoint, level2),
+        ",".join(map(str, masked)),  # "0,3": cheaper to read back than JSON
     )
 
 
@@ -198,11 +290,26 @@ def _fields(text: str) -> tuple[Field, ...]:
     return tuple(Field(w, n, v) for w, n, v in json.loads(text))
 
 
+def _positions(text: str | None) -> tuple[int, ...]:
+    return tuple(map(int, text.split(","))) if text else ()  # NULL: an old file not rekeyed
+
+
+def _plain_level2(fields: str, masked: str | None) -> list[Plain]:
+    positions = _positions(masked)
+    return [(w, n, MASK if i in positions else v) for i, (w, n, v) in enumerate(json.loads(fields))]
+
+
+def _at_level2(fields: tuple[Field, ...], masked: tuple[int, ...]) -> tuple[Field, ...]:
+    if not masked:
+        return fields
+    return tuple(Field(f.where, f.name, MASK) if i in masked else f for i, f in enumerate(fields))
+
+
 def _entry(row: tuple[Any, ...]) -> Entry:
     (rid, visit, seq, started, method, host, path, url, fields, status, mime, size, dig,
-     req_offset, resp_offset, body_offset) = row  # fmt: skip
+     req_offset, resp_offset, body_offset, masked) = row  # fmt: skip
     return Entry(
         int(rid), int(visit), int(seq), float(started), Endpoint(str(method), str(host), str(path)),
         str(url), _fields(str(fields)), int(status), str(mime), int(size), str(dig),
-        int(req_offset), int(resp_offset), int(body_offset),
+        int(req_offset), int(resp_offset), int(body_offset), _positions(masked),
     )  # fmt: skip
