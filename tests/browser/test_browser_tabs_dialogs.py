@@ -150,9 +150,11 @@ async def _told_of_closed_windows(
     arrive one by one: wait for them, however slow); returns the last observation."""
     obs = await session.step(action, SHOT)
     told = 0
-    for _ in range(100):
+    for attempt in range(100):
         assert len(obs.tabs) <= max_tabs
-        if obs.last_error is not None:
+        if attempt == 0 and obs.last_error is not None and obs.last_error.code != "tab_limit":
+            pass  # the action's own error (a busy page may fail the click): told first
+        elif obs.last_error is not None:
             assert obs.last_error.code == "tab_limit" and obs.last_error.fault == "env"
             assert obs.last_error.details is not None
             assert obs.last_error.details["max_tabs"] == max_tabs

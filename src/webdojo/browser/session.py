@@ -280,9 +280,9 @@ class BrowserSession:
         except NavigationTimeout as exc:
             error = error or exc
         await self._windows.closed()
-        refused = self._tabs.take_refused()
-        if refused and tell_refused:
-            error = error or self._tab_limit(refused)  # an action's own error comes first
+        if tell_refused and error is None:  # an action's own error comes first: the news
+            refused = self._tabs.take_refused()  # of refused windows waits for the next one
+            error = self._tab_limit(refused) if refused else None
         result = await capture(
             self._tabs, self._guard, self.options, options, last_error=error, timings=timings
         )
