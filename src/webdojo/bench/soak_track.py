@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from webdojo.actions import Action, GoBack, GoForward, Goto, NewTab
+from webdojo.actions import Action
+from webdojo.browser.hung import observe_deadline, step_deadline
 from webdojo.browser.options import SessionOptions
 from webdojo.errors import ServerUnavailable, WebdojoError
 from webdojo.observation import FinalState, Observation, ObservationOptions
@@ -28,7 +29,6 @@ from webdojo.tasks.schema import Task
 from webdojo.tasks.verify import VerifyResult
 
 T = TypeVar("T")
-NAVIGATIONS = (Goto, GoBack, GoForward, NewTab)  # actions whose deadline is a page load's
 # Codes that say a process fault reached a session (used to tell which worker a fault hit).
 FAULT_CODES = frozenset({"page_crashed", "session_lost", "browser_closed", "infra_error"})
 GRACE_S = 1.0  # an answer later than its deadline by more than this is late
@@ -59,12 +59,16 @@ class Tracker:
     live: dict[str, str] = field(default_factory=dict)  # open sessions: id -> worker slot
 
     def deadline(self, op: str, action: Action | None = None) -> float:
-        """An operation's deadline: a page load's for a create or a navigation; for another
-        step, the action's plus the page load it may start (a click on a link)."""
-        if op == "create" or isinstance(action, NAVIGATIONS):
-            return self.navigation_s
-        if op == "step":
-            return self.action_s + self.navigation_s
+        """An operation's deadline, as the browser session sets it (``browser/hung.py``): a
+        create is a page load then an observation; a step the action's deadline (a page
+        load's for a navigation, plus the load an input may start) then an observation's."""
+        options = SessionOptions(
+            action_timeout_s=self.action_s, navigation_timeout_s=self.navigation_s
+        )
+        if op == "create":
+            return self.navigation_s + observe_deadline(options)
+        if op == "step" and action is not None:
+            return step_deadline(action, options)
         return self.action_s
 
     async def timed(self, op: str, call: Awaitable[T], deadline: float) -> T:
@@ -105,14 +109,14 @@ class TrackedEnv:
         seed: int | None = None,
     ) -> tuple[TrackedSession, Observation]:
         call = self.http.open(task, options, session, seed=seed)
-        inner, obs = await self.tracker.timed("create", call, self.tracker.navigation_s)
+        inner, obs = await self.tracker.timed("create", call, self.tracker.deadline("create"))
         return self._opened(inner), obs
 
     async def open_url(
         self, url: str, options: ObservationOptions
     ) -> tuple[TrackedSession, Observation]:
         call = self.http.open_url(url, options)
-        inner, obs = await self.tracker.timed("create", call, self.tracker.navigation_s)
+        inner, obs = await self.tracker.timed("create", call, self.tracker.deadline("create"))
         return self._opened(inner), obs
 
     def _opened(self, inner: HttpSession) -> TrackedSession:

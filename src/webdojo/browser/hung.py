@@ -67,6 +67,17 @@ def action_deadline(action: Action, options: SessionOptions) -> float:
     return act
 
 
+def observe_deadline(options: SessionOptions, popup_pending: bool = False) -> float:
+    """The deadline of an observation (see the module docstring)."""
+    return options.action_timeout_s + (options.navigation_timeout_s if popup_pending else 0.0)
+
+
+def step_deadline(action: Action, options: SessionOptions, popup_pending: bool = False) -> float:
+    """The deadline of ``step(action)``: the action's, then the observation's (a hung
+    navigation is stopped at its deadline, then the page as it stands is observed)."""
+    return action_deadline(action, options) + observe_deadline(options, popup_pending)
+
+
 async def answers(cdp: CDPSession | None) -> bool:
     """Whether the page's main thread evaluates ``1`` within ``PROBE_S``."""
     if cdp is None:

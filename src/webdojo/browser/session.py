@@ -28,7 +28,13 @@ from webdojo.actions import Action, ActionContext, GoBack, GoForward, Goto, Stop
 from webdojo.browser.dom import ACT_JS
 from webdojo.browser.executor import Executor
 from webdojo.browser.guard import Guard
-from webdojo.browser.hung import SLACK_S, action_deadline, cut_off
+from webdojo.browser.hung import (
+    SLACK_S,
+    action_deadline,
+    cut_off,
+    observe_deadline,
+    step_deadline,
+)
 from webdojo.browser.netguard import NetGuard
 from webdojo.browser.observe import capture, error_info
 from webdojo.browser.options import SessionOptions
@@ -231,15 +237,14 @@ class BrowserSession:
 
     def observe_deadline(self) -> float:
         """An observation's deadline (hung.py): longer when a new window must load first."""
-        popup = self.options.navigation_timeout_s if self._tabs.pending_popups() else 0.0
-        return self.options.action_timeout_s + popup
+        return observe_deadline(self.options, self._tabs.pending_popups())
 
     async def step(self, action: Action, options: ObservationOptions) -> Observation:
         """Execute, then observe. Agent and env faults land in ``last_error``. The step's
         deadline is the sum of both; the observation gets its own deadline, or less if the
         action ran over (a page cut off after a timeout)."""
         start = time.perf_counter()
-        deadline = action_deadline(action, self.options) + self.observe_deadline()
+        deadline = step_deadline(action, self.options, self._tabs.pending_popups())
         error: WebdojoError | None = None
         try:
             await self.execute(action)
