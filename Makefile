@@ -15,6 +15,13 @@ TORCH ?= torch==2.13.0
 VERL_VENV := .venv-verl
 VERL_STAMP := $(VERL_VENV)/.webdojo-installed
 VERL_TESTS := tests/adapters/test_verl.py tests/training/test_tiny_models.py tests/training/test_trainer.py
+# BrowserGym 0.14.3 pins an older Playwright (and numpy, gymnasium): `webdojo bench
+# compare-browsergym` runs it in an environment of its own. No `playwright install`: both sides
+# launch the system Chromium that webdojo finds. psutil: its side's CPU per step.
+BROWSERGYM_PYTHON ?= python3.11
+BROWSERGYM_VENV := .venv-browsergym
+BROWSERGYM_STAMP := $(BROWSERGYM_VENV)/.webdojo-installed
+BROWSERGYM_PINS := 'browsergym-core==0.14.3' 'psutil==7.2.2'
 # The documentation site (mkdocs.yml): built offline, strictly (a dead link or a missing page is an
 # error). The variables quiet the banners that MkDocs' plugins print about MkDocs 2.
 DOCS_ENV := NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true
@@ -23,7 +30,7 @@ DOCS_ADDR ?= 127.0.0.1:8000
 # The inner loop: the tests that neither drive Chromium nor take more than a few seconds.
 FAST_MARKERS := not slow and not browser
 
-.PHONY: setup demo test test-fast test-verl check lint typecheck clean docs docs-serve
+.PHONY: setup demo test test-fast test-verl browsergym-venv check lint typecheck clean docs docs-serve
 
 setup: $(STAMP)
 	@scripts/ensure-chromium.sh $(BIN)/python
@@ -50,6 +57,15 @@ $(VERL_STAMP): pyproject.toml
 	$(VERL_VENV)/bin/python -m pip install --quiet -e '.[verl,verl-test]'
 	@touch $(VERL_STAMP)
 
+# about a minute (56 s on 2 busy cores)
+$(BROWSERGYM_STAMP):
+	@test -x $(BROWSERGYM_VENV)/bin/python || $(BROWSERGYM_PYTHON) -m venv $(BROWSERGYM_VENV)
+	$(BROWSERGYM_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(BROWSERGYM_VENV)/bin/python -m pip install --quiet $(BROWSERGYM_PINS)
+	@touch $(BROWSERGYM_STAMP)
+
+browsergym-venv: $(BROWSERGYM_STAMP)
+
 demo: setup
 	$(BIN)/webdojo run --out runs/demo
 	@echo
@@ -57,7 +73,7 @@ demo: setup
 	@echo "Report:        runs/demo/report.html"
 	@echo "Browse:        $(BIN)/webdojo view runs/demo"
 
-test: setup
+test: setup $(BROWSERGYM_STAMP)
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 	@$(MAKE) --no-print-directory test-verl
 
@@ -84,4 +100,4 @@ typecheck: setup
 check: lint typecheck test
 
 clean:
-	rm -rf $(VENV) $(VERL_VENV) build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(VERL_VENV) $(BROWSERGYM_VENV) build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

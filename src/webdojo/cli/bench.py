@@ -1,5 +1,5 @@
-"""``webdojo bench env|rollout|tasks|cache|adapters``: benchmarks that print ratios to a baseline measured
-in the same run (``--json``: the result as the last stdout line)."""
+"""``webdojo bench env|rollout|tasks|cache|adapters|compare-browsergym``: benchmarks that print
+ratios to a baseline measured in the same run (``--json``: the result as the last stdout line)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ def register(bench_app: typer.Typer) -> None:
     bench_app.command("cache")(bench_cache)
     bench_app.command("adapters")(bench_adapters)
     bench_app.command("stalled")(bench_stalled)
+    bench_app.command("compare-browsergym")(bench_compare_browsergym)
 
 
 def bench_env(
@@ -58,6 +59,28 @@ def bench_adapters(
     try:
         result = run_adapters_bench(iterations=iterations, rounds=rounds)
     except ConfigError as exc:
+        raise _fail(exc) from exc
+    console.print(result.table())
+    console.print(f"[dim]bench took {time.perf_counter() - started:.1f} s[/dim]")
+    if as_json:
+        _emit_json(result.to_json())
+
+
+def bench_compare_browsergym(
+    steps: Annotated[int, typer.Option(help="measured steps of each kind per side and round")] = 20,
+    rounds: Annotated[
+        int, typer.Option(help="rounds, each side on fresh browsers, the order alternating")
+    ] = 3,
+    as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
+) -> None:
+    """webdojo's in-page and navigation steps against BrowserGym 0.14.3's, on the same pages and
+    Chromium (BrowserGym runs in .venv-browsergym: `make browsergym-venv`)."""
+    from webdojo.bench.browsergym_bench import run_compare
+
+    started = time.perf_counter()
+    try:
+        result = run_compare(steps=steps, rounds=rounds)
+    except WebdojoError as exc:
         raise _fail(exc) from exc
     console.print(result.table())
     console.print(f"[dim]bench took {time.perf_counter() - started:.1f} s[/dim]")
