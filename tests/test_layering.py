@@ -23,13 +23,13 @@ DOC = ROOT / "docs" / "architecture.md"
 CORE = ("errors", "action_values", "actions", "action_docs", "observation", "history")
 
 # unit -> what it may import besides itself: units, or single modules such as
-# ``server.api.protocol``. Keep docs/architecture.md's table the same.
+# ``server.pool.base``. Keep docs/architecture.md's table the same.
 MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "errors": (),
     "action_values": ("errors",),
     "actions": ("errors", "action_values"),
     "action_docs": ("actions",),
-    "observation": (),
+    "observation": ("errors",),  # an observation's last error is an errors.ErrorInfo
     "history": ("errors", "actions", "observation"),
     "local_http": (),
     "background": (),  # held background tasks (asyncio keeps only weak references)
@@ -40,12 +40,6 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "parsing": CORE,
     # the cache below the browser: a session replaying an archive attaches its replayer
     "cache": (*CORE, "background"),
-    "cache.drive": (
-        *CORE,
-        "background",
-        "browser",
-        "cache",
-    ),  # launches browsers to record and replay
     "browser": (
         *CORE,
         "background",
@@ -55,6 +49,10 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
         "cache.replayer",
     ),
     "models": CORE,
+    # the server's wire format, which the server and its clients share
+    "wire": (*CORE, "parsing", "tasks"),
+    # `webdojo cache record|replay`: launches browsers that record or replay through the cache
+    "record_replay": (*CORE, "browser", "cache"),
     "prompts": (*CORE, "parsing", "models", "tasks"),
     "policies": (*CORE, "parsing", "models", "prompts", "tasks"),
     "sites": (*CORE, "local_http", "tasks"),
@@ -69,13 +67,12 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
         "sites",
         "store",
         "tasks",
-        "server.api.protocol",  # the wire format, which HttpEnv shares with the server
-        "server.api.transport",
+        "wire",  # HttpEnv speaks the server's wire format
     ),
     "server": (),
     "server.worker": (*CORE, "background", "browser"),
     "server.pool": (*CORE, "background", "browser", "server.worker"),
-    "server.api": (*CORE, "browser", "parsing", "sites", "tasks", "server.pool.base"),
+    "server.api": (*CORE, "browser", "parsing", "sites", "tasks", "wire", "server.pool.base"),
     "server.serve": (
         *CORE,
         "asgi",
@@ -92,27 +89,17 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "sitegen": (*CORE, "browser", "checks", "models", "rollout", "sites", "store", "tasks"),
     "doctor": (*CORE, "browser", "models"),
     "judges": (*CORE, "models", "store", "tasks"),
-    # the top of the data flow: the loop rolls out, judges, selects and trains
-    "training": (
-        *CORE,
-        "asgi",
-        "judges",
-        "models",
-        "parsing",
-        "policies",
-        "prompts",
-        "rollout",
-        "sites",
-        "store",
-        "tasks",
-    ),
+    # the end of the data flow: scored runs become samples, exports and model updates; the
+    # prompts rebuild each sample's context with the policy's own template
+    "training": (*CORE, "models", "prompts", "store", "tasks"),
     "checks": (*CORE, "browser", "policies", "rollout", "sites", "store", "tasks"),
     # `train loop`: a program above training and eval (rolls out, judges, selects, trains, scores)
     "loop": (
         *CORE,
-        "asgi",
+        "asgi",  # the served policy's HTTP server
         "eval",
         "judges",
+        "models",
         "policies",
         "prompts",
         "rollout",
@@ -138,6 +125,7 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
         "local_http",
         "browser",
         "cache",
+        "record_replay",  # bench cache: records its pages live
         "adapters",  # bench adapters: the TRL environment class
         "environment",  # bench adapters: webdojo.make and the Gymnasium env
         "policies",  # the policy whose success a benchmark measures (bench miniwob)
@@ -146,6 +134,7 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
         "sites",
         "store",
         "tasks",
+        "wire",  # bench transport: the encodings it times
     ),
     "viewer": (*CORE, "asgi", "store", "tasks", "eval.bootstrap"),  # the report's CIs
     # webdojo.make and the Gymnasium ids: one task as an environment, above the rollout
@@ -173,6 +162,7 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
         "loop",
         "models",
         "policies",
+        "record_replay",
         "rollout",
         "server.serve",
         "sitegen",

@@ -4,9 +4,10 @@ PIL image). Shrinking while decoding must give the image a full decode and a res
 from __future__ import annotations
 
 import io
+import pickle
 
 import pytest
-from PIL import Image, ImageChops, ImageDraw, ImageOps
+from PIL import Image, ImageChops, ImageDraw, ImageFile, ImageOps
 
 from webdojo.observation import Observation
 
@@ -66,3 +67,26 @@ def test_never_grown_and_png_works_too() -> None:
 
 def test_no_screenshot() -> None:
     assert _obs(None).screenshot_rgb(64) is None
+
+
+def test_lazy_is_decoded_at_first_use_into_the_same_picture() -> None:
+    data = _screenshot()
+    lazy = _obs(data).screenshot_rgb(lazy=True)
+    assert lazy is not None and lazy.mode == "RGB" and lazy.size == (1280, 720)
+    assert isinstance(lazy, ImageFile.ImageFile) and lazy.tile  # not decoded yet
+    assert _mean_difference(lazy, Image.open(io.BytesIO(data)).convert("RGB")) == 0
+    assert not lazy.tile  # decoded by the first pixel access
+    restored = pickle.loads(pickle.dumps(_obs(data).screenshot_rgb(lazy=True)))
+    assert restored.size == (1280, 720) and restored.mode == "RGB"
+
+
+def test_lazy_still_decodes_what_it_must_shrink_or_convert() -> None:
+    halved = _obs(_screenshot()).screenshot_rgb(640, lazy=True)  # JPEG's own 1/2 scale
+    assert isinstance(halved, ImageFile.ImageFile) and halved.tile and halved.size == (640, 360)
+    shrunk = _obs(_screenshot()).screenshot_rgb(512, lazy=True)  # 1/2 scale, then a resize
+    assert shrunk is not None and shrunk.size == (512, 288)
+    assert not isinstance(shrunk, ImageFile.ImageFile) or not shrunk.tile
+    grey = io.BytesIO()
+    Image.new("L", (64, 64), 128).save(grey, "JPEG")
+    converted = _obs(grey.getvalue()).screenshot_rgb(lazy=True)
+    assert converted is not None and converted.mode == "RGB"

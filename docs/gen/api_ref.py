@@ -18,6 +18,7 @@ PACKAGE = SRC / "webdojo"
 TOP_PAGES = {
     "core": ("webdojo", "actions", "action_docs", "action_values", "observation", "history"),
     "utilities": ("asgi", "background", "local_http", "doctor"),
+    "record_replay": ("record_replay",),
 }
 
 

@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from webdojo.errors import ErrorInfo  # the errors package owns it; re-exported from here
+
 if TYPE_CHECKING:
     from PIL.Image import Image as PILImage
 
@@ -100,18 +102,6 @@ class Tab(BaseModel):
     active: bool
 
 
-class ErrorInfo(BaseModel):
-    """A WebdojoError as data (see ``errors.WebdojoError.to_dict``)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    code: str
-    fault: str
-    message: str
-    retryable: bool = False
-    details: dict[str, Any] | None = None
-
-
 class DownloadInfo(BaseModel):
     """A download a page made: kept in the session's download directory, or refused (``error``
     set, nothing kept)."""
@@ -151,18 +141,23 @@ class Observation(BaseModel):
     def find_element(self, element_id: int) -> Element | None:
         return next((e for e in self.elements or [] if e.id == element_id), None)
 
-    def screenshot_rgb(self, max_side: int | None = None) -> PILImage | None:
+    def screenshot_rgb(self, max_side: int | None = None, *, lazy: bool = False) -> PILImage | None:
         """The screenshot decoded into an RGB image (None without one). A JPEG is decoded
         straight into RGB, with no conversion pass and no copy: adapters do this every step.
         ``max_side``: shrink to fit; a JPEG is then decoded at the smallest of its reduced
         scales (1/2, 1/4, 1/8) that is still at least that size, which costs a fraction of a
-        full decode."""
+        full decode. ``lazy``: an RGB JPEG that needs no shrinking is returned opened but not
+        yet decoded; PIL decodes it at the first access to its pixels (a model's processor,
+        once), so a step that hands the image on does not pay for the decode."""
         if self.screenshot is None:
             return None
         from PIL import Image  # not every user of observations decodes images
 
         opened = Image.open(io.BytesIO(self.screenshot))
-        opened.draft("RGB", _fit(opened.size, max_side))
+        fit = _fit(opened.size, max_side)
+        opened.draft("RGB", fit)
+        if lazy and opened.mode == "RGB" and opened.size == fit:
+            return opened
         opened.load()
         image = opened if opened.mode == "RGB" else opened.convert("RGB")
         if max_side is not None:

@@ -27,8 +27,9 @@ from webdojo.errors import ConfigError, EnvError, Fault, TaskFileError, UnknownT
 from webdojo.policies.scripted import ScriptedPolicy
 from webdojo.prompts import get_template
 from webdojo.rollout.episode import EpisodeSpec, run_episode
+from webdojo.store.run_config import read_config
 from webdojo.store.run_reader import read_episodes, read_run
-from webdojo.store.run_store import RunStore, read_config
+from webdojo.store.run_store import RunStore
 from webdojo.tasks.schema import Task
 
 pytestmark = [pytest.mark.browser]
@@ -206,7 +207,7 @@ async def test_openai_base_url_and_key_alone_name_the_endpoint(
     assert await agent.run({"task_id": ANSWER_TASK}) == 1.0
     assert len(fake_openai.requests) == 1
     config = read_config(agent.run_dir())
-    assert config is not None and config["extra"]["template"] == DEFAULT_TEMPLATE
+    assert config is not None and config.extra.template == DEFAULT_TEMPLATE
 
 
 async def test_no_endpoint_anywhere_is_a_config_error(

@@ -65,7 +65,7 @@ async def test_tiny_bench_reports_every_leg() -> None:
     assert ceiling is not None and ceiling["cpu_ms_per_step"] > 0 and ceiling["steps_per_s"] > 0
     data = json.loads(json.dumps(result.to_json()))
     assert data["rollouts"]["async server"]["episodes"] == 4
-    assert data["server_over_raw_cdp"] > 0
+    assert data["server_over_raw_cdp"] > 0 and data["inprocess_over_raw_cdp"] > 0
     console = Console(file=io.StringIO(), width=100)
     console.print(rollout_bench_table(result))
     text = console.file.getvalue()

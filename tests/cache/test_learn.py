@@ -164,7 +164,7 @@ def test_prefixes_and_scores() -> None:
 @pytest.mark.browser
 async def test_learns_the_volatile_site(tmp_path: Path) -> None:
     from webdojo.bench.volatile_site import VolatileSite, manifest, trap_params
-    from webdojo.cache.drive import DriveConfig, record_url
+    from webdojo.record_replay import DriveConfig, record_url
 
     started = time.perf_counter()
     with VolatileSite() as site:

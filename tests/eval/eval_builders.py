@@ -6,7 +6,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from store import record_builders as rb  # tests/ is on sys.path (tests/conftest.py)
-from webdojo.store.records import EpisodeRecord, ErrorRecord, StepRecord
+from webdojo.errors import ErrorInfo
+from webdojo.store.records import EpisodeRecord, StepRecord
 
 # an outcome: True / False for a scored success / failure, None for an infra fault
 Outcomes = Mapping[str, Sequence[bool | None]]
@@ -28,5 +29,5 @@ def uniform(tasks: int, outcome: bool, repeats: int = 1, prefix: str = "t") -> O
 
 def unparsed_steps(count: int, key: str = "t000#0") -> list[StepRecord]:
     """Steps whose reply did not parse (no action, a ``parse_error``)."""
-    error = ErrorRecord(code="parse_error", fault="agent", message="no action found")
+    error = ErrorInfo(code="parse_error", fault="agent", message="no action found")
     return [rb.step("u", i, key=key, action=None, error=error) for i in range(count)]

@@ -10,7 +10,8 @@ from typing import Any
 from store import record_builders as rb  # tests/ is on sys.path (tests/conftest.py)
 from webdojo.actions import Action, Click, Stop
 from webdojo.judges.trajectory import Trajectory, trajectories
-from webdojo.store.records import StoredFinalState, to_line
+from webdojo.observation import FinalState
+from webdojo.store.records import to_line
 from webdojo.store.run_reader import read_run
 from webdojo.store.run_store import CONFIG, EPISODES, STEPS
 from webdojo.tasks.schema import Task
@@ -49,7 +50,7 @@ def write_episode(
         "steps": len(steps),
         "answer": answer,
         "final_url": final,
-        "final_state": StoredFinalState(url=final, title="", text="", answer=answer),
+        "final_state": FinalState(url=final, title="", text="", answer=answer),
         **episode,
     }
     record = rb.episode(key, None, **fields)

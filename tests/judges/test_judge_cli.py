@@ -18,7 +18,7 @@ from webdojo.tasks.blocklist import Blocklist
 
 @pytest.fixture(autouse=True)
 def scripted_judge(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setitem(judge_spec.JUDGES, "scripted", ("judge_runs:LabelJudge", {}))
+    monkeypatch.setitem(judge_spec.JUDGES, "scripted", (LabelJudge, {}))
     monkeypatch.delenv("WEBDOJO_MODEL_BASE_URL", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     LabelJudge.LABELS, LabelJudge.calls = {"b": "failure"}, []

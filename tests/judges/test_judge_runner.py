@@ -21,7 +21,7 @@ JUDGE = "scripted"
 
 @pytest.fixture(autouse=True)
 def scripted_judge(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setitem(judge_spec.JUDGES, JUDGE, ("judge_runs:LabelJudge", {}))
+    monkeypatch.setitem(judge_spec.JUDGES, JUDGE, (LabelJudge, {}))
     LabelJudge.LABELS, LabelJudge.calls = {}, []
     yield
 

@@ -14,9 +14,9 @@ from webdojo.judges.base import JudgeOptions
 from webdojo.judges.programmatic import ProgrammaticJudge
 from webdojo.judges.runner import judge_run
 from webdojo.judges.spec import build_judge
+from webdojo.observation import FinalState
 from webdojo.policies import make_policy
 from webdojo.rollout.run import RunConfig, run_job
-from webdojo.store.records import StoredFinalState
 from webdojo.store.run_reader import read_episodes
 from webdojo.store.verdicts import read_verdicts
 from webdojo.tasks.loader import load_spec
@@ -43,8 +43,8 @@ def shop_task(**changes: object) -> Task:
     )
 
 
-def final(storage: object, url: str = CART) -> StoredFinalState:
-    return StoredFinalState(url=url, title="Cart", storage=storage, text="Your cart", answer=None)
+def final(storage: object, url: str = CART) -> FinalState:
+    return FinalState(url=url, title="Cart", storage=storage, text="Your cart", answer=None)
 
 
 # --- real runs of the built-in tasks -----------------------------------------------------------

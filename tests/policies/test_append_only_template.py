@@ -45,7 +45,7 @@ def decide(template: PromptTemplate, text: str) -> Decision:
     try:
         return Decision(text=text, action=template.parse(text).action)
     except (ParseError, InvalidActionError) as exc:
-        return Decision(text=text, action=None, error=ErrorInfo(**exc.to_dict()))
+        return Decision(text=text, action=None, error=exc.info())
 
 
 def pages() -> list[Observation]:

@@ -11,10 +11,10 @@ import httpx
 import pytest
 from policy_builders import make_obs
 
+from webdojo.loop.policy_server import Completion, PolicyServer, Sampling, vllm_command
 from webdojo.models import ModelClient
 from webdojo.policies import OpenAIPolicy
 from webdojo.prompts import get_template
-from webdojo.training.policy_server import Completion, PolicyServer, Sampling, vllm_command
 
 Seen = list[tuple[list[dict], Sampling]]
 
@@ -60,7 +60,7 @@ def test_vllm_serves_on_loopback_under_our_name(tmp_path):
 
 @pytest.mark.slow
 async def test_a_tiny_model_answers_the_openai_policy(task):
-    from webdojo.training.generate import bundle_generator
+    from webdojo.loop.generate import bundle_generator
     from webdojo.training.tiny_models import load_bundle
 
     template = get_template("browseragent")

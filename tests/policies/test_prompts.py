@@ -108,10 +108,10 @@ def test_memory_folding():
 
 def test_downloads_are_told_to_the_model() -> None:
     from webdojo.errors import DownloadTooLarge
-    from webdojo.observation import DownloadInfo, ErrorInfo
+    from webdojo.observation import DownloadInfo
     from webdojo.prompts.base import notices
 
-    refused = ErrorInfo(**DownloadTooLarge("past the cap").to_dict())
+    refused = DownloadTooLarge("past the cap").info()
     got = [DownloadInfo(name="a.pdf", url="http://127.0.0.1:9/a", bytes=12)]
     got.append(DownloadInfo(name="b.iso", url="http://127.0.0.1:9/b", bytes=99, error=refused))
     lines = notices(make_obs().model_copy(update={"downloads": got}), None)

@@ -46,7 +46,7 @@ from webdojo.observation import (
     Tab,
 )
 from webdojo.parsing import ParseFormat
-from webdojo.server.api.protocol import (
+from webdojo.wire.protocol import (
     CreateSessionRequest,
     FinalStateRequest,
     FinalStateResponse,

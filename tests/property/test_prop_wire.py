@@ -1,4 +1,4 @@
-"""Properties of the wire protocol (``server/api/protocol.py``, ``transport.py``,
+"""Properties of the wire protocol (``wire/protocol.py``, ``wire/transport.py``,
 ``request_body.py``).
 
 * every response model survives JSON and msgpack alike, and both give the same model;
@@ -22,8 +22,8 @@ from pydantic import BaseModel
 
 from webdojo.errors import InternalError
 from webdojo.server.api import request_body
-from webdojo.server.api.protocol import StepResponse
-from webdojo.server.api.transport import JSON, MSGPACK, decode, encode
+from webdojo.wire.protocol import StepResponse
+from webdojo.wire.transport import JSON, MSGPACK, decode, encode
 
 MODELS = st.sampled_from(sorted(RESPONSES, key=lambda cls: cls.__name__))
 REQUEST_MODELS = st.sampled_from(sorted(REQUESTS, key=lambda cls: cls.__name__))
@@ -92,22 +92,23 @@ def test_the_server_reader_raises_a_validation_error_on_garbage(
 def test_a_page_integer_of_any_size_reads_the_same_on_both_transports(value: int) -> None:
     """msgpack stops at 64 bits: a larger integer travels as an extension type. The one
     difference left: JSON writes NaN and infinities as null, msgpack keeps them."""
-    response = _verifier_response({"n": value, "big": 7**400, "nan": math.nan})
-    packed = decode(StepResponse, encode(response, MSGPACK), MSGPACK)
-    sent = decode(StepResponse, encode(response, JSON), JSON)
-    assert packed.info.verifier is not None and sent.info.verifier is not None
-    assert packed.info.verifier["n"] == sent.info.verifier["n"] == value
-    assert packed.info.verifier["big"] == sent.info.verifier["big"] == 7**400
-    assert math.isnan(packed.info.verifier["nan"]) and sent.info.verifier["nan"] is None
+    response = _storage_response({"n": value, "big": 7**400, "nan": math.nan})
+    packed = decode(StepResponse, encode(response, MSGPACK), MSGPACK).info.final_state
+    sent = decode(StepResponse, encode(response, JSON), JSON).info.final_state
+    assert packed is not None and sent is not None
+    assert packed.storage["n"] == sent.storage["n"] == value
+    assert packed.storage["big"] == sent.storage["big"] == 7**400
+    assert math.isnan(packed.storage["nan"]) and sent.storage["nan"] is None
 
 
-def _verifier_response(info: dict[str, Any]) -> StepResponse:
+def _storage_response(storage: dict[str, Any]) -> StepResponse:
+    """A final step whose page's localStorage holds ``storage`` (free-form page JSON)."""
     return StepResponse.model_validate(
         {
             "step_index": 0,
             "observation": {"url": "u", "title": "t", "tabs": [], "viewport_width": 100,
                             "viewport_height": 100},
             "done": True,
-            "info": {"verifier": info},
+            "info": {"final_state": {"url": "u", "storage": storage}},
         }
     )  # fmt: skip

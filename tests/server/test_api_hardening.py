@@ -23,14 +23,14 @@ from pydantic.json_schema import models_json_schema
 from webdojo.actions import ACTION_TYPES
 from webdojo.asgi import ThreadServer
 from webdojo.server.api.app import create_app
-from webdojo.server.api.protocol import (
+from webdojo.server.pool.inline import InlinePool
+from webdojo.tasks.loader import TaskSet
+from webdojo.wire.protocol import (
     CreateSessionRequest,
     FinalStateRequest,
     ObserveRequest,
     StepRequest,
 )
-from webdojo.server.pool.inline import InlinePool
-from webdojo.tasks.loader import TaskSet
 
 JSON = {"content-type": "application/json"}
 SESSION_ROUTES = ["step", "observe", "final_state"]

@@ -10,9 +10,9 @@ import msgpack
 import pytest
 
 from webdojo.asgi import ThreadServer
-from webdojo.server.api.protocol import StepResponse
-from webdojo.server.api.transport import decode
 from webdojo.server.serve import check_exposure, is_loopback
+from webdojo.wire.protocol import StepResponse
+from webdojo.wire.transport import decode
 
 pytestmark = pytest.mark.browser
 

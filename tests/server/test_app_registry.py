@@ -15,10 +15,10 @@ from webdojo.errors import (
     UnknownSession,
 )
 from webdojo.observation import Observation, ObservationOptions
-from webdojo.server.api.protocol import StepInfo, StepRequest, StepResponse
 from webdojo.server.api.registry import Registry, SessionRecord, SessionState
 from webdojo.tasks.episode_core import EpisodeCore
 from webdojo.tasks.episode_rules import EndReason
+from webdojo.wire.protocol import StepInfo, StepRequest, StepResponse
 
 
 class Clock:

@@ -17,15 +17,15 @@ from hypothesis import HealthCheck, Phase, given, settings
 from webdojo.errors import WebdojoError
 from webdojo.server.api import request_body
 from webdojo.server.api.app import create_app
-from webdojo.server.api.protocol import (
+from webdojo.server.pool.inline import InlinePool
+from webdojo.tasks.loader import TaskSet, load_spec
+from webdojo.wire.protocol import (
     MAX_LISTED_TASKS,
     CreateSessionRequest,
     FinalStateRequest,
     ObserveRequest,
     StepRequest,
 )
-from webdojo.server.pool.inline import InlinePool
-from webdojo.tasks.loader import TaskSet, load_spec
 
 
 @pytest.fixture(scope="module")

@@ -24,11 +24,11 @@ from webdojo.parsing import ParseFormat, render
 from webdojo.policies.scripted import resolve_step
 from webdojo.server.api.app import ServerSettings, create_app
 from webdojo.server.api.openenv_ws import MAX_MESSAGE_BYTES, install_openenv, step_result
-from webdojo.server.api.protocol import StepInfo
 from webdojo.server.api.service import SessionService
 from webdojo.server.pool.inline import InlinePool
 from webdojo.tasks.loader import TaskSet
 from webdojo.tasks.schema import Task
+from webdojo.wire.protocol import StepInfo
 
 browser = pytest.mark.browser
 TOKEN = "openenv-token-0123456789"

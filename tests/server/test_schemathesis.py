@@ -38,10 +38,10 @@ from webdojo.asgi import ThreadServer
 from webdojo.browser.chromium import BrowserConfig
 from webdojo.errors import WebdojoError
 from webdojo.server.api.app import ServerSettings, create_app
-from webdojo.server.api.transport import MSGPACK
 from webdojo.server.pool.inline import InlinePool
 from webdojo.server.worker.config import WorkerConfig
 from webdojo.tasks.loader import TaskSet
+from webdojo.wire.transport import MSGPACK
 
 pytestmark = pytest.mark.browser
 

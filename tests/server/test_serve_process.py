@@ -84,7 +84,7 @@ async def test_full_episode_through_the_server_process(
     assert record.success is True, record.verifier
     last = env.sessions[0].last
     assert last is not None and last.done and last.info.done_reason == "stop"
-    assert last.info.verifier is not None and last.info.verifier["passed"] is True
+    assert last.info.verifier is not None and last.info.verifier.passed is True
     assert env.sessions[0].max_steps == task.max_steps
 
 

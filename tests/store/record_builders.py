@@ -5,22 +5,22 @@ from __future__ import annotations
 from typing import Any
 
 from webdojo.actions import Click, Stop
+from webdojo.errors import ErrorInfo
+from webdojo.observation import FinalState
 from webdojo.store.records import (
     EpisodeRecord,
-    ErrorRecord,
     StepRecord,
-    StoredFinalState,
-    VerifierResult,
     repeat_of,
 )
 from webdojo.tasks.episode_rules import EndReason
+from webdojo.tasks.verify import VerifyResult
 
 
 def episode(
     key: str, success: bool | None, fault: str | None = None, **extra: Any
 ) -> EpisodeRecord:
     difficulty = extra.pop("difficulty", 1)
-    error = ErrorRecord(code="browser_closed", fault="infra", message="x") if fault else None
+    error = ErrorInfo(code="browser_closed", fault="infra", message="x") if fault else None
     fields: dict[str, Any] = {
         "key": key,
         "repeat": repeat_of(key),
@@ -34,14 +34,14 @@ def episode(
         "steps": 3,
         "answer": None,
         "final_url": "http://127.0.0.1/shop/",
-        "verifier": None if success is None else VerifierResult(passed=success, reasons=["ok: x"]),
+        "verifier": None if success is None else VerifyResult(passed=success, reasons=["ok: x"]),
         "success": success,
         "reward": None if success is None else float(success),
         "fault": fault,
         "error": error,
         "final_state": None
         if success is None
-        else StoredFinalState(url="http://127.0.0.1/shop/", title="", text="", answer=None),
+        else FinalState(url="http://127.0.0.1/shop/", title="", text="", answer=None),
         "started_at": 1.0,
         "wall_s": 1.5,
     }

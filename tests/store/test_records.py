@@ -10,8 +10,9 @@ import pytest
 from record_builders import STOP, episode, step
 
 from webdojo.actions import Scroll, Type
-from webdojo.errors import RecordSchemaError
-from webdojo.store.records import SCHEMA_VERSION, ErrorRecord, StoredFinalState
+from webdojo.errors import ErrorInfo, RecordSchemaError
+from webdojo.observation import FinalState
+from webdojo.store.records import SCHEMA_VERSION
 from webdojo.store.run_reader import finished_keys, read_run
 from webdojo.store.run_store import EPISODES, STEPS, RunStore
 from webdojo.store.summary import summarize
@@ -48,13 +49,11 @@ def test_records_round_trip_through_the_store(tmp_path: Path) -> None:
     steps = [
         step("u1", 0, memory={"plan": ["a", 1]}, usage={"prompt_tokens": 7}),
         step("u1", 1, action=Type(element=4, text="ß ✓"), memory="a conclusion"),
-        step("u1", 2, action=None, text="garbage", error=ErrorRecord(
+        step("u1", 2, action=None, text="garbage", error=ErrorInfo(
             code="parse_error", fault="agent", message="no action", details={"raw": [1, {}]})),
         step("u1", 3, action=STOP),
     ]  # fmt: skip
-    final = StoredFinalState(
-        url="u", title="t", storage={"cart": [{"id": 1}]}, text="x", answer="a"
-    )
+    final = FinalState(url="u", title="t", storage={"cart": [{"id": 1}]}, text="x", answer="a")
     record = episode("a#0", True, episode="u1", steps=4, final_state=final)
     with RunStore(tmp_path) as store:
         for s in steps:
@@ -64,7 +63,7 @@ def test_records_round_trip_through_the_store(tmp_path: Path) -> None:
     assert run.episodes == {"a#0": record}
     assert run.steps_of("a#0") == steps
     assert run.steps_of("a#0")[2].error.details == {"raw": [1, {}]}  # type: ignore[union-attr]
-    assert run.episodes["a#0"].final_state.to_final_state().storage == {"cart": [{"id": 1}]}  # type: ignore[union-attr]
+    assert run.episodes["a#0"].final_state.storage == {"cart": [{"id": 1}]}  # type: ignore[union-attr]
     line = json.loads((tmp_path / STEPS).read_text().splitlines()[0])
     assert line["schema_version"] == SCHEMA_VERSION
     assert line["memory"] == '{"plan": ["a", 1]}'  # free-form JSON is JSON text on disk
@@ -144,7 +143,7 @@ def test_a_run_directory_loads_as_a_hugging_face_dataset(tmp_path: Path) -> None
                 "u1",
                 2,
                 action=None,
-                error=ErrorRecord(
+                error=ErrorInfo(
                     code="parse_error", fault="agent", message="m", details={"raw": "x"}
                 ),
             )

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from webdojo.errors import RecordSchemaError
-from webdojo.store.records import ErrorRecord
+from webdojo.errors import ErrorInfo, RecordSchemaError
 from webdojo.store.verdicts import (
     Criterion,
     JudgeUsage,
@@ -40,7 +39,7 @@ def verdict(key: str, label: str = "success", judge: str = "rubric", **extra: ob
 
 
 def test_round_trip_keeps_every_field(tmp_path: Path) -> None:
-    error = ErrorRecord(code="model_output_invalid", fault="infra", message="m", details={"n": 3})
+    error = ErrorInfo(code="model_output_invalid", fault="infra", message="m", details={"n": 3})
     original = verdict(
         "a#0",
         "infra_error",

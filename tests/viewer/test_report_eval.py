@@ -7,7 +7,8 @@ import re
 from pathlib import Path
 
 from judges.judge_runs import write_run
-from webdojo.store.records import ErrorRecord, parse_episode, to_line
+from webdojo.errors import ErrorInfo
+from webdojo.store.records import parse_episode, to_line
 from webdojo.store.run_store import EPISODES as EPISODES_FILE
 from webdojo.store.verdicts import Criterion, JudgeUsage, Verdict, VerdictWriter
 from webdojo.tasks.schema import difficulty_level
@@ -135,7 +136,7 @@ def test_example_verdicts_show_reasons_evidence_usage_and_errors(tmp_path: Path)
     failed = Verdict(judge="rubric", key="a#0", episode="a#0-e", task_id="a", label="failure",
                      reward=0.0, criteria=criteria, usage=usage, model="judge-model",
                      notes=["downscaled 4 images to 512 px to fit the context"])  # fmt: skip
-    missing = ErrorRecord(code="trajectory_incomplete", fault="infra",
+    missing = ErrorInfo(code="trajectory_incomplete", fault="infra",
                           message="no final answer was stored")  # fmt: skip
     broken = Verdict(judge="rubric", key="b#0", episode="b#0-e", task_id="b", label="infra_error",
                      reward=None, criteria=[], error=missing)  # fmt: skip

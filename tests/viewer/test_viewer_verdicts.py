@@ -12,9 +12,9 @@ import httpx
 import pytest
 from playwright.async_api import Page, expect
 
+from webdojo.errors import ErrorInfo
 from webdojo.judges.base import JudgeOptions
 from webdojo.judges.runner import judge_run
-from webdojo.store.records import ErrorRecord
 from webdojo.store.run_reader import read_run
 from webdojo.store.verdicts import Criterion, JudgeUsage, Verdict, VerdictWriter
 from webdojo.viewer.app import create_app
@@ -123,7 +123,7 @@ def judged_edge(edge_run: Path, tmp_path: Path) -> Path:
                   reason="the answer $12 is not the price shown ($18)", evidence=[3, 4]),
         Criterion(name="G1.3", kind="fact", passed=None, reason="an earlier fact failed"),
     ]  # fmt: skip
-    missing = ErrorRecord(code="trajectory_incomplete", fault="infra",
+    missing = ErrorInfo(code="trajectory_incomplete", fault="infra",
                           message="the last screenshot file is missing")  # fmt: skip
     with VerdictWriter(run, "rubric") as writer:
         writer.write(verdict("rubric", MUG, "failure", 0.0, criteria=facts, usage=USAGE,

@@ -12,9 +12,9 @@ from typing import Any
 import httpx
 import pytest
 
+from webdojo.errors import ErrorInfo
 from webdojo.store.records import (
     EpisodeRecord,
-    ErrorRecord,
     StepRecord,
     parse_episode,
     parse_step,
@@ -37,7 +37,7 @@ ALL_RUNS = pytest.mark.parametrize("run_name", ["scripted_run", "random_run", "e
 # JSON objects, errors without their None fields, and episodes had no final state.
 
 
-def _v1_error(error: ErrorRecord | None) -> dict[str, Any] | None:
+def _v1_error(error: ErrorInfo | None) -> dict[str, Any] | None:
     # 0.1: ``error.model_dump(mode="json", exclude_none=True)`` of an ``ErrorInfo``
     return None if error is None else error.model_dump(exclude_none=True)
 

@@ -22,19 +22,18 @@ from typing import Any
 from playwright.async_api import Page, async_playwright
 
 from webdojo.actions import Action, Click, CoordSpace, Goto, Press, Scroll, Stop, Type
-from webdojo.observation import Box
+from webdojo.errors import ErrorInfo
+from webdojo.observation import Box, FinalState
 from webdojo.store.records import (
     EpisodeRecord,
-    ErrorRecord,
     StepRecord,
-    StoredFinalState,
     Target,
-    VerifierResult,
     repeat_of,
 )
 from webdojo.store.run_reader import read_run
 from webdojo.store.run_store import RunStore
 from webdojo.tasks.episode_rules import EndReason
+from webdojo.tasks.verify import VerifyResult
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--disable-background-networking", "--disable-component-update",
@@ -121,8 +120,8 @@ def _target(shots: Shots, element: str, ident: int, role: str, name: str) -> Tar
     return Target(id=ident, role=role, name=name, box=Box(**box))
 
 
-def _error(code: str, fault: str, message: str) -> ErrorRecord:
-    return ErrorRecord(code=code, fault=fault, message=message)
+def _error(code: str, fault: str, message: str) -> ErrorInfo:
+    return ErrorInfo(code=code, fault=fault, message=message)
 
 
 def _step(
@@ -152,7 +151,7 @@ def _episode(
 ) -> EpisodeRecord:
     """A verified episode when ``reasons`` are given (it passes when all are ``ok``), else
     a fault (``error`` in ``extra``)."""
-    error: ErrorRecord | None = extra.pop("error", None)
+    error: ErrorInfo | None = extra.pop("error", None)
     passed = all(r.startswith("ok") for r in reasons) if reasons else None
     url = "http://127.0.0.1:8000/shop/cart.html"
     answer = extra.pop("answer", None)
@@ -162,10 +161,10 @@ def _episode(
         "difficulty": difficulty, "level": "easy" if difficulty <= 3 else "medium",
         "policy": "scripted", "outcome": EndReason.FAULT if passed is None else EndReason.STOPPED,
         "steps": steps, "answer": answer, "final_url": url,
-        "verifier": None if passed is None else VerifierResult(passed=passed, reasons=list(reasons)),
+        "verifier": None if passed is None else VerifyResult(passed=passed, reasons=list(reasons)),
         "success": passed, "reward": None if passed is None else float(passed),
         "fault": None if error is None else error.fault, "error": error,
-        "final_state": None if passed is None else StoredFinalState(
+        "final_state": None if passed is None else FinalState(
             url=url, title="Cart", storage={"cart": ["lamp"]}, text="Your cart", answer=answer),
         "started_at": time.time(), "wall_s": 1.5,
     }  # fmt: skip

@@ -41,7 +41,7 @@ from webdojo.errors import (
     InternalError,
     StateError,
     WebdojoError,
-    error_of,
+    from_info,
 )
 from webdojo.models import ModelConfig
 from webdojo.policies import make_policy
@@ -79,17 +79,14 @@ def episode_spec(task: Task, row: Mapping[str, Any], max_steps: int | None) -> E
 
 def reward_of(record: EpisodeRecord, run_dir: Path | None = None) -> float:
     """The episode's reward, else the error that ended it, raised again as the class of its
-    code (``errors.error_of``), with where the episode is in its details."""
+    code (``errors.from_info``), with where the episode is in its details."""
     if record.reward is not None:
         return float(record.reward)
-    error = record.error
     exc: WebdojoError
-    if error is None:
+    if record.error is None:
         exc = InternalError(f"episode {record.key} ended with no reward and no error")
     else:
-        raw = error.details
-        details = raw if isinstance(raw, dict) else {} if raw is None else {"details": raw}
-        exc = error_of(error.code, error.message, details)
+        exc = from_info(record.error)
     exc.details.update(task=record.task_id, episode=record.key, run=str(run_dir or ""))
     raise exc
 

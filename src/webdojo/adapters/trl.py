@@ -347,8 +347,9 @@ def _element_line(element: Element) -> str:
 
 
 def screenshot_image(obs: Observation, max_side: int | None = None) -> Image.Image | None:
-    """The screenshot as a PIL image (decoded now: the bytes may go), shrunk to fit."""
-    return obs.screenshot_rgb(max_side)
+    """The screenshot as a PIL image, shrunk to fit. Unless it is shrunk, it is decoded at
+    its first use (TRL hands it to the model's processor), not in the tool call."""
+    return obs.screenshot_rgb(max_side, lazy=True)
 
 
 atexit.register(BrowserEnv.close_all)  # the environments' loop thread still runs at exit

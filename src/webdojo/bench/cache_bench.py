@@ -40,7 +40,6 @@ from webdojo.bench.volatile_site import (
 from webdojo.browser.host import BrowserHost
 from webdojo.cache.archive import Archive
 from webdojo.cache.determinism import screenshot_hash
-from webdojo.cache.drive import DriveConfig, launch, record_url
 from webdojo.cache.index import Index
 from webdojo.cache.learn import learn_archive, learned_fields, precision_recall
 from webdojo.cache.matcher import Match
@@ -48,6 +47,7 @@ from webdojo.cache.normalize import Endpoint, Field
 from webdojo.cache.replayer import Replayer, ReplayOptions
 from webdojo.cache.rules import RuleSet
 from webdojo.errors import SiteUnreachable
+from webdojo.record_replay import DriveConfig, launch, record_url
 
 Log = Callable[[str], None]
 # What the page drew from the answers that trap parameters select (index.html's lists).
@@ -150,7 +150,7 @@ def false_matches(served: list[Match]) -> tuple[int, int]:
 
 
 async def _context(host: BrowserHost) -> BrowserContext:
-    # webdojo's own settings, as webdojo.cache.drive takes them: live and replayed pages alike
+    # webdojo's own settings, as webdojo.record_replay takes them: live and replayed pages alike
     return await host.new_context()
 
 

@@ -50,10 +50,16 @@ def rollout_bench_table(result: RolloutBenchResult) -> Group:
             s.name, str(s.sessions), _f(s.steps_per_s), _pct(share), _f(s.p50_ms, 0),
             _f(s.p90_ms, 0), _pct(s.cpu.get("tree_util")), _pct(s.cpu.get("system_util")),
         )  # fmt: skip
+    floors = [
+        f"{leg} {ratio:.3f}"
+        for leg in ("in-process", "server")
+        if (ratio := result.floor_ratio(leg)) is not None
+    ]
     sat.caption = (
         "raw: mouse.click + page.screenshot; raw CDP: the same click and a bare CDP "
         "Page.captureScreenshot, which readies nothing (webdojo's screenshot hides the caret "
         "and finishes animations as Playwright's does, in fewer round trips)"
+        + (f". Of raw CDP: {', '.join(floors)}" if floors else "")
     )
     parts.append(sat)
     if result.latency_ms:

@@ -29,11 +29,11 @@ from webdojo.bench.server_report import bench_main, percentiles_ms, table
 from webdojo.bench.static import StaticServer
 from webdojo.browser import BrowserHost, SessionOptions
 from webdojo.observation import ImageFormat, Observation, ObservationOptions
-from webdojo.server.api.protocol import StepInfo, StepResponse
-from webdojo.server.api.transport import JSON, MSGPACK, decode, encode
 from webdojo.server.child_process import ServerProcess
 from webdojo.sites.server import SiteServer
 from webdojo.tasks.loader import load_spec
+from webdojo.wire.protocol import StepInfo, StepResponse
+from webdojo.wire.transport import JSON, MSGPACK, decode, encode
 
 FORMATS = {
     "jpeg": ObservationOptions(image_format=ImageFormat.JPEG, jpeg_quality=80),

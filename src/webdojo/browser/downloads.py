@@ -150,7 +150,7 @@ class SessionDownloads:
             limit = f"{self.max_bytes / 2**20:g} MiB"
             message = f"the download {name!r} was cancelled: a session's downloads hold {limit}"
         exc = error(message, name=name, url=info.get("url", ""))
-        self._pending.append(_info(info, size, ErrorInfo(**exc.to_dict())))
+        self._pending.append(_info(info, size, exc.info()))
         return guid
 
     def _remove(self, guid: str) -> None:

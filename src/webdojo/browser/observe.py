@@ -48,7 +48,7 @@ class Capture:
 
 
 def error_info(error: WebdojoError | None) -> ErrorInfo | None:
-    return None if error is None else ErrorInfo.model_validate(error.to_dict())
+    return None if error is None else error.info()
 
 
 async def capture(

@@ -29,6 +29,7 @@ from webdojo.cli.viewer import register as register_viewer_commands
 from webdojo.cli.wiki import wiki_app
 from webdojo.errors import ModelError, ServerDown, WebdojoError
 from webdojo.server.pool.retirement import DEFAULT_MAX_WORKER_SESSIONS
+from webdojo.store.run_config import CONFIG
 
 if TYPE_CHECKING:
     from webdojo.browser.netpolicy import NetworkPolicy
@@ -205,7 +206,7 @@ def _checked_archive(path: Path | None) -> str | None:
 def verify(
     run_dir: Annotated[Path, typer.Argument(help="a run directory written by `webdojo run`")],
     tasks: Annotated[
-        str | None, typer.Option(help="task spec (default: the one in the run's config.json)")
+        str | None, typer.Option(help=f"task spec (default: the one in the run's {CONFIG})")
     ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="print the agreement as JSON as the last stdout line")

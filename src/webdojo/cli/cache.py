@@ -87,7 +87,7 @@ def record_command(
 def _record_url(
     url: str, out: Path, visits: int, resolve: tuple[str, ...], overwrite: bool
 ) -> dict[str, Any]:
-    from webdojo.cache.drive import DriveConfig, record_url
+    from webdojo.record_replay import DriveConfig, record_url
 
     report = asyncio.run(record_url(url, out, visits, DriveConfig(resolve=resolve), overwrite))
     table = Table(title=f"recorded {url}", title_justify="left")
@@ -145,8 +145,8 @@ def replay_command(
 ) -> None:
     """Load a page from an archive with no network at all; report what was served at which
     level, what missed, what was refused, and a screenshot hash per repeat."""
-    from webdojo.cache.drive import DriveConfig, replay_url
     from webdojo.cache.replayer import ReplayOptions
+    from webdojo.record_replay import DriveConfig, replay_url
 
     options = ReplayOptions(on_miss="strict" if strict else "404", deterministic=deterministic)
     with _exits():

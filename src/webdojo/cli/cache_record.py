@@ -15,12 +15,12 @@ from rich.console import Console
 
 from webdojo.browser.netpolicy import NetworkPolicy
 from webdojo.cache.archive import META, read_meta
-from webdojo.cache.drive import resolver_rules
 from webdojo.cache.record_spec import RecordSpec
 from webdojo.cache.recorder import finish_recording
 from webdojo.cli.run import choose_policy
 from webdojo.errors import ConfigError
 from webdojo.models.config import ModelConfig
+from webdojo.record_replay import resolver_rules
 from webdojo.rollout.run import RunConfig, run_job
 from webdojo.tasks.loader import TaskSet, load_spec
 

@@ -28,7 +28,7 @@ from typing import Any
 
 from webdojo.actions import Action
 from webdojo.browser.options import SessionOptions
-from webdojo.errors import AgentError, StateError, WebdojoError, error_of
+from webdojo.errors import AgentError, StateError, WebdojoError, from_info
 from webdojo.observation import ErrorInfo, Observation, ObservationOptions
 from webdojo.parsing import parse
 from webdojo.rollout.env_client import EnvClient, EnvSession
@@ -105,7 +105,7 @@ class AsyncEnv:
         if reason is EndReason.FAULT:
             assert core.fatal is not None
             await self._fault(core, core.fatal)
-            raise error_of(core.fatal.code, core.fatal.message, core.fatal.details)
+            raise from_info(core.fatal)
         reward, result = 0.0, None
         if reason is not None:
             result = await self._verify(core, session)
@@ -153,7 +153,7 @@ class AsyncEnv:
         try:
             return parse(action, self.options.format).action, None
         except AgentError as exc:  # a parse error or an invalid action: the agent's to fix
-            return None, ErrorInfo.model_validate(exc.to_dict())
+            return None, exc.info()
 
     async def _verify(self, core: EpisodeCore, session: EnvSession) -> VerifyResult | None:
         """The verifier's result where the final state is (here, or on the server)."""
@@ -195,5 +195,5 @@ class AsyncEnv:
             "error": None if error is None else error.model_dump(mode="json"),
             "done_reason": None if reason is None else reason.value,
             "answer": core.answer,
-            "verifier": None if result is None else result.to_dict(),
+            "verifier": None if result is None else result.model_dump(),
         }

@@ -84,7 +84,6 @@ Library exceptions (Playwright, httpx, openai) are translated at the boundary wi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from webdojo.errors.agent import (
@@ -141,6 +140,7 @@ from webdojo.errors.env import (
     TabLimitReached,
     TooManyDownloads,
 )
+from webdojo.errors.info import ErrorInfo
 from webdojo.errors.infra import (
     BrowserClosed,
     ChromiumNotFound,
@@ -186,6 +186,7 @@ __all__ = [
     "DownloadTooLarge",
     "EmptyTrainingData",
     "EnvError",
+    "ErrorInfo",
     "ExampleTooLong",
     "Fault",
     "InfraError",
@@ -240,7 +241,7 @@ __all__ = [
     "WebdojoError",
     "ZimError",
     "all_codes",
-    "error_of",
+    "from_info",
 ]
 
 
@@ -255,22 +256,23 @@ def all_codes() -> dict[str, type[WebdojoError]]:
     return found
 
 
-def error_of(code: str, message: str, details: Mapping[str, Any] | None = None) -> WebdojoError:
-    """The error that ``code`` stands for, with its message and details: how an error comes
-    back from the wire, a worker or a record. The details are set, not passed (a detail may
-    be called "message"). A code this build does not know (a newer peer), or a class that
-    cannot be made from a message alone, gives an ``InternalError`` naming the code."""
-    cls = all_codes().get(code)
+def from_info(info: ErrorInfo) -> WebdojoError:
+    """The typed error that ``info`` stands for (the inverse of ``WebdojoError.info``): how an
+    error comes back from the wire, a worker or a record. Fault and retryable are the class's.
+    The details are set, not passed (a detail may be called "message"). A code this build
+    does not know (a newer peer), or a class that cannot be made from a message alone, gives
+    an ``InternalError`` naming the code."""
+    cls = all_codes().get(info.code)
     exc: WebdojoError | None = None
     if cls is not None:
         try:
-            exc = cls(message)
+            exc = cls(info.message)
         except TypeError:  # a class with a constructor of its own
             exc = None
     extra: dict[str, Any] = {}
     if exc is None:
-        exc, extra = InternalError(message), {"code": code}
-    exc.details = {**(details or {}), **extra}
+        exc, extra = InternalError(info.message), {"code": info.code}
+    exc.details = {**(info.details or {}), **extra}
     return exc
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, ClassVar
 
+from webdojo.errors.info import ErrorInfo
+
 
 class Fault(StrEnum):
     """Who is to blame for an error; see the module docstring."""
@@ -27,16 +29,22 @@ class WebdojoError(Exception):
         self.message = message
         self.details = details
 
+    def info(self) -> ErrorInfo:
+        """The error as data: what observations, records and the wire carry."""
+        return ErrorInfo(
+            code=self.code,
+            fault=self.fault.value,
+            message=self.message,
+            retryable=self.retryable,
+            details=self.details or None,
+        )
+
     def to_dict(self) -> dict[str, Any]:
-        """The JSON shape used in step records and (later) server error bodies."""
-        out: dict[str, Any] = {
-            "code": self.code,
-            "fault": self.fault.value,
-            "message": self.message,
-            "retryable": self.retryable,
-        }
-        if self.details:
-            out["details"] = self.details
+        """``info()`` as a plain dict without an empty ``details``: the ``error`` object of
+        JSON outputs (``webdojo doctor``, the OpenEnv socket's error frames)."""
+        out = self.info().model_dump()
+        if out["details"] is None:
+            del out["details"]
         return out
 
     def __str__(self) -> str:

@@ -18,12 +18,11 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from types import TracebackType
 
-from webdojo.errors import WebdojoError
+from webdojo.errors import TrajectoryIncomplete, WebdojoError
 from webdojo.judges.trajectory import Trajectory
 from webdojo.models import ModelConfig
 from webdojo.models.reply_cache import ReplyCache
 from webdojo.models.usage import Price
-from webdojo.store.records import ErrorRecord
 from webdojo.store.verdicts import Criterion, JudgeUsage, Label, Verdict, reward_of
 
 
@@ -96,12 +95,7 @@ def make_verdict(
 
 def missing_input(judge: str, trajectory: Trajectory, problems: list[str]) -> Verdict:
     """The ``infra_error`` verdict for a trajectory a judge cannot read: it names every gap."""
-    error = ErrorRecord(
-        code="trajectory_incomplete",
-        fault="infra",
-        message="; ".join(problems),
-        details={"missing": problems},
-    )
+    error = TrajectoryIncomplete("; ".join(problems), missing=problems).info()
     criteria = [
         Criterion(name="trajectory", kind="input", passed=False, reason=p) for p in problems
     ]
@@ -113,9 +107,7 @@ def error_verdict(
 ) -> Verdict:
     """The ``infra_error`` verdict for a judge that failed on this trajectory alone (its replies
     never parsed, its context never fit): the error's code says which."""
-    error = ErrorRecord(
-        code=exc.code, fault=str(exc.fault), message=exc.message, details=exc.details or None
-    )
+    error = exc.info()
     criteria = [Criterion(name="judge", kind="input", passed=None, reason=exc.message)]
     return make_verdict(
         judge, trajectory, "infra_error", criteria, error=error, usage=usage or JudgeUsage()

@@ -30,7 +30,6 @@ from webdojo.judges.base import Judge, JudgeOptions, make_verdict, missing_input
 from webdojo.judges.live_rules import RuleCheck, check_rules, completion
 from webdojo.judges.reverify import CANNOT_VERIFY, verify_stored
 from webdojo.judges.trajectory import Trajectory
-from webdojo.store.records import ErrorRecord
 from webdojo.store.verdicts import Criterion, Label, Verdict
 from webdojo.tasks.verify import VerifyResult
 
@@ -119,11 +118,7 @@ def _verdict(
             f"{len(unchecked)} of {len(checks)} evaluation rules cannot be checked without a "
             f"model or the page's DOM ({_names(unchecked)}); every other check passed"
         )
-        details = {"unchecked": [c.number for c in unchecked]}
-        error = ErrorRecord(
-            code=RulesUnchecked.code, fault=str(RulesUnchecked.fault), message=message,
-            details=details,
-        )  # fmt: skip
+        error = RulesUnchecked(message, unchecked=[c.number for c in unchecked]).info()
     return make_verdict(judge, trajectory, label, criteria, started=started, notes=notes,
                         error=error)  # fmt: skip
 

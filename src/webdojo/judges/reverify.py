@@ -22,8 +22,8 @@ from rich.table import Table
 
 from webdojo.errors import ConfigError
 from webdojo.store.records import EpisodeRecord
+from webdojo.store.run_config import CONFIG, RunConfigRecord, read_config
 from webdojo.store.run_reader import read_run
-from webdojo.store.run_store import CONFIG, read_config
 from webdojo.tasks.loader import load_spec
 from webdojo.tasks.qa_tasks import load_qa_tasks
 from webdojo.tasks.schema import Task
@@ -72,12 +72,12 @@ def reverify_run(root: Path, tasks: str | None = None) -> ReverifyReport:
     root = Path(root)
     if not root.is_dir():
         raise ConfigError(f"{root} is not a run directory")
-    config = read_config(root) or {}
-    spec = tasks or config.get("tasks")
-    if not isinstance(spec, str) or not spec:
+    config = read_config(root) or RunConfigRecord()
+    spec = tasks or config.tasks
+    if not spec:
         raise ConfigError(f"{root / CONFIG} names no task set: pass --tasks")
     # a run on the offline wiki read its QA sets with their exact-match verifiers: the same here
-    load = load_qa_tasks if config.get("wiki") else load_spec
+    load = load_qa_tasks if config.wiki else load_spec
     by_id = {task.id: task for task in load(spec).tasks}
     report = ReverifyReport(run=str(root), tasks=spec)
     for record in read_run(root, strict=True).episodes.values():
@@ -104,7 +104,7 @@ def verify_stored(record: EpisodeRecord, task: Task | None) -> VerifyResult | st
         return "no_final_state"
     if task is None:
         return "unknown_task"
-    verdict = verify(task, record.final_state.to_final_state())
+    verdict = verify(task, record.final_state)
     return "no_verifier" if verdict is None else verdict
 
 

@@ -32,6 +32,7 @@ from typing import Any
 from webdojo.errors import (
     ConfigError,
     ContextTooLong,
+    ErrorInfo,
     ModelError,
     ModelOutputInvalid,
     TrajectoryIncomplete,
@@ -42,9 +43,9 @@ from webdojo.judges.trajectory import Trajectory, trajectories
 from webdojo.models import ModelClient
 from webdojo.models.reply_cache import ReplyCache
 from webdojo.store.eval_stats import group_rewards, pass_at_ks
-from webdojo.store.records import ErrorRecord
+from webdojo.store.run_config import CONFIG, RunConfigRecord, read_config
 from webdojo.store.run_reader import read_run
-from webdojo.store.run_store import CONFIG, read_config
+from webdojo.store.run_store import EPISODES
 from webdojo.store.verdicts import (
     LABELS,
     Criterion,
@@ -132,8 +133,8 @@ async def judge_run(
 ) -> JudgeReport:
     """Judge the run's episodes with ``spec`` (see the module docstring)."""
     run_dir = Path(run_dir)
-    if not (run_dir / "episodes.jsonl").is_file():
-        raise ConfigError(f"{run_dir} is not a run directory (no episodes.jsonl)")
+    if not (run_dir / EPISODES).is_file():
+        raise ConfigError(f"{run_dir} is not a run directory (no {EPISODES})")
     run = read_run(run_dir)
     by_id = _task_set(run_dir, tasks)
     report = JudgeReport(run=str(run_dir), judge=spec, invalid_records=run.invalid)
@@ -162,12 +163,12 @@ async def judge_run(
 
 
 def _task_set(run_dir: Path, tasks: str | None) -> dict[str, Task]:
-    config = read_config(run_dir) or {}
-    spec = tasks or config.get("tasks")
-    if not isinstance(spec, str) or not spec:
+    config = read_config(run_dir) or RunConfigRecord()
+    spec = tasks or config.tasks
+    if not spec:
         raise ConfigError(f"{run_dir / CONFIG} names no task set: pass --tasks")
     # a run on the wiki read its tasks as QA tasks: any format `tasks import` reads
-    loaded = load_qa_tasks(spec) if config.get("wiki") else load_spec(spec)
+    loaded = load_qa_tasks(spec) if config.wiki else load_spec(spec)
     return {task.id: task for task in loaded.tasks}
 
 
@@ -251,7 +252,7 @@ async def _verdict(judge: Judge, trajectory: Trajectory) -> Verdict:
             # this trajectory's problem, not the endpoint's: judges usually return these
             # verdicts themselves (with their usage); this is the backstop
             return error_verdict(judge.name, trajectory, exc)
-    error = record.error or ErrorRecord(code="fault", fault=record.fault, message="faulted")
+    error = record.error or ErrorInfo(code="fault", fault=record.fault, message="faulted")
     reason = f"the episode ended in a {record.fault} fault ({error.code}): never scored"
     criteria = [Criterion(name="episode", kind="input", passed=None, reason=reason)]
     return make_verdict(judge.name, trajectory, "infra_error", criteria, error=error)

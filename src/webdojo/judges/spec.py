@@ -13,23 +13,31 @@ compares the two. Members of a consensus are any of the single specs, e.g.
 from __future__ import annotations
 
 import dataclasses
-import importlib
+from collections.abc import Callable
 from typing import Any
 
 from webdojo.errors import ConfigError
+from webdojo.judges.answer_match import ExactJudge, F1Judge
 from webdojo.judges.base import Judge, JudgeOptions
+from webdojo.judges.consensus import ConsensusJudge
+from webdojo.judges.programmatic import ProgrammaticJudge
+from webdojo.judges.rubric import RubricJudge
+from webdojo.judges.website_failure import WebsiteFailureJudge
 
 VOTES = {"consensus": "majority", "unanimous": "unanimous"}
 
-# name -> (class path, option changes). Every judge class takes one argument, the JudgeOptions;
-# classes are imported when a spec names them (each pulls in what it needs: Pillow, a client).
-JUDGES: dict[str, tuple[str, dict[str, Any]]] = {
-    "programmatic": ("webdojo.judges.programmatic:ProgrammaticJudge", {}),
-    "exact": ("webdojo.judges.answer_match:ExactJudge", {}),
-    "f1": ("webdojo.judges.answer_match:F1Judge", {}),
-    "rubric": ("webdojo.judges.rubric:RubricJudge", {}),
-    "rubric-task": ("webdojo.judges.rubric:RubricJudge", {"prompt": "task"}),
-    "website-failure": ("webdojo.judges.website_failure:WebsiteFailureJudge", {}),
+# What builds a judge from the JudgeOptions: a judge class (every one takes that one argument).
+JudgeClass = Callable[[JudgeOptions], Judge]
+
+# name -> (judge class, option changes). The classes are imported above, not named by strings,
+# so mypy and the layering test see every judge a spec can build.
+JUDGES: dict[str, tuple[JudgeClass, dict[str, Any]]] = {
+    "programmatic": (ProgrammaticJudge, {}),
+    "exact": (ExactJudge, {}),
+    "f1": (F1Judge, {}),
+    "rubric": (RubricJudge, {}),
+    "rubric-task": (RubricJudge, {"prompt": "task"}),
+    "website-failure": (WebsiteFailureJudge, {}),
 }
 
 
@@ -44,8 +52,6 @@ def build_judge(spec: str, options: JudgeOptions) -> Judge:
     if colon:
         if kind not in VOTES:
             raise ConfigError(f"unknown judge {spec!r}: use consensus:J1,J2,... or unanimous:...")
-        from webdojo.judges.consensus import ConsensusJudge
-
         names = [m.strip() for m in members.split(",") if m.strip()]
         if len(names) < 2:
             raise ConfigError(f"{spec!r}: a consensus needs at least two judges")
@@ -58,16 +64,13 @@ def _single(spec: str, options: JudgeOptions) -> Judge:
     name, at, model = spec.partition("@")
     if name not in JUDGES:
         raise ConfigError(f"unknown judge {name!r}; known: {', '.join(judge_names())}")
-    path, changes = JUDGES[name]
+    judge_class, changes = JUDGES[name]
     if at:
         if not model or options.model is None:
             raise ConfigError(f"{spec!r}: NAME@MODEL needs a model name and a model endpoint")
         options = dataclasses.replace(
             options, model=dataclasses.replace(options.model, model=model)
         )
-    module, _, cls = path.partition(":")
-    judge: Judge = getattr(importlib.import_module(module), cls)(
-        dataclasses.replace(options, **changes)
-    )
+    judge = judge_class(dataclasses.replace(options, **changes))
     judge.name = spec
     return judge

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from webdojo.store.records import EpisodeRecord, StepRecord
 from webdojo.store.run_reader import StoredRun
+from webdojo.store.run_store import STEPS
 from webdojo.tasks.schema import Task
 
 
@@ -69,7 +70,7 @@ class Trajectory:
         if self.task is None:
             problems.append(f"task {self.record.task_id!r} is not in the run's task set")
         if self.record.steps and not self.steps:
-            problems.append(f"the {self.record.steps} steps of {self.key} are not in steps.jsonl")
+            problems.append(f"the {self.record.steps} steps of {self.key} are not in {STEPS}")
         if screenshots:
             if not self.shots:
                 problems.append("the trajectory has no screenshots")

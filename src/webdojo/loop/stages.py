@@ -20,6 +20,8 @@ from webdojo.eval.stats import score_run
 from webdojo.judges.base import JudgeOptions
 from webdojo.judges.runner import judge_run
 from webdojo.loop.config import LoopConfig
+from webdojo.loop.generate import bundle_generator
+from webdojo.loop.policy_server import PolicyServer, VllmServer, vllm_available
 from webdojo.policies import OpenAIPolicy, RandomPolicy, ScriptedPolicy
 from webdojo.policies.base import Policy
 from webdojo.prompts import get_template
@@ -29,8 +31,6 @@ from webdojo.tasks.loader import TaskSet
 from webdojo.training.batches import corpus_texts
 from webdojo.training.contexts import selection_examples
 from webdojo.training.examples import Example
-from webdojo.training.generate import bundle_generator
-from webdojo.training.policy_server import PolicyServer, VllmServer, vllm_available
 from webdojo.training.samples import SelectionSummary, read_samples
 from webdojo.training.select_runs import SelectSettings, select
 from webdojo.training.tiny_models import ModelBundle, load_bundle

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from webdojo.actions import Action, Click
 from webdojo.errors import UnknownElement
 from webdojo.history import Decision, Step
-from webdojo.observation import Element, ErrorInfo, Observation
+from webdojo.observation import Element, Observation
 from webdojo.tasks.miniwob import task_name
 from webdojo.tasks.schema import Task
 
@@ -100,7 +100,7 @@ def solve(task: Task, observation: Observation, history: list[Step]) -> Decision
             if page is None
             else f"the {name} solver found nothing to do on this page: {page.query!r}"
         )
-        error = ErrorInfo.model_validate(UnknownElement(why).to_dict())
+        error = UnknownElement(why).info()
         return Decision(f"({why})", None, error, latency_s=time.perf_counter() - started)
     return Decision(action.describe(), action, latency_s=time.perf_counter() - started)
 

@@ -17,7 +17,7 @@ from typing import Any
 from webdojo.errors import InvalidActionError, ParseError
 from webdojo.history import Decision, Step
 from webdojo.models import ModelClient, ModelConfig
-from webdojo.observation import ErrorInfo, Observation, ObservationOptions
+from webdojo.observation import Observation, ObservationOptions
 from webdojo.prompts import PromptTemplate, get_template
 from webdojo.tasks.schema import Task
 
@@ -58,7 +58,7 @@ class OpenAIPolicy:
             return Decision(
                 text=result.text,
                 action=None,
-                error=ErrorInfo(**exc.to_dict()),
+                error=exc.info(),
                 latency_s=time.perf_counter() - start,
                 usage=result.usage,
             )

@@ -21,7 +21,7 @@ from typing import Literal
 from webdojo.actions import Action, Stop, action_from_dict
 from webdojo.errors import ConfigError, InvalidActionError, UnknownElement
 from webdojo.history import Decision, Step
-from webdojo.observation import Element, ErrorInfo, Observation, ObservationOptions
+from webdojo.observation import Element, Observation, ObservationOptions
 from webdojo.parsing import ParseFormat, render
 from webdojo.policies import miniwob
 from webdojo.prompts.base import PromptTemplate
@@ -68,7 +68,7 @@ def follow(
         action = resolve_step(steps[done], observation)
     except InvalidActionError as exc:
         message = f"(solution step {done + 1} could not be used: {exc.message})"
-        error = ErrorInfo(**exc.to_dict())
+        error = exc.info()
         return Decision(message, None, error, latency_s=time.perf_counter() - start)
     return Decision(text(action), action, latency_s=time.perf_counter() - start)
 

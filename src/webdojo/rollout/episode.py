@@ -33,18 +33,15 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from webdojo.actions import Action
-from webdojo.errors import AgentError, BadStartUrl, Fault, StateError, WebdojoError
+from webdojo.errors import AgentError, BadStartUrl, InternalError, StateError, WebdojoError
 from webdojo.history import Decision, Step
 from webdojo.observation import ErrorInfo, FinalState, Observation, ObservationOptions
 from webdojo.policies.base import Policy
 from webdojo.rollout.env_client import EnvClient, EnvSession
 from webdojo.store.records import (
     EpisodeRecord,
-    ErrorRecord,
     StepRecord,
-    StoredFinalState,
     Target,
-    VerifierResult,
 )
 from webdojo.store.run_store import RunStore
 from webdojo.tasks.episode_core import EpisodeCore
@@ -204,7 +201,7 @@ class EpisodeRun:
             action=decision.action,
             target=_target_of(obs, decision.action),
             memory=decision.memory,
-            error=ErrorRecord.of(decision.error or after.last_error),
+            error=decision.error or after.last_error,
             dialogs=after.dialogs,
             screenshot=self._shot(obs),
             next_screenshot=self._shot(after),
@@ -274,12 +271,12 @@ def episode_record(
         steps=steps,
         answer=answer,
         final_url=final_url,
-        verifier=None if verdict is None else VerifierResult(**verdict.to_dict()),
+        verifier=verdict,
         success=passed,
         reward=None if passed is None else float(passed),
         fault=None if fault is None else fault.fault,
-        error=ErrorRecord.of(fault),
-        final_state=None if final is None else StoredFinalState.of(final),
+        error=fault,
+        final_state=final,
         started_at=started_at,
         wall_s=round(wall_s, 3),
     )
@@ -308,11 +305,9 @@ def fault_info(exc: BaseException) -> ErrorInfo:
     """An exception that ended an episode, as data. Agent faults never end one, so webdojo
     errors here are env/infra (or config: a bad task); anything else is an internal error,
     counted as infra so that it is never scored."""
-    if isinstance(exc, WebdojoError):
-        return ErrorInfo.model_validate(exc.to_dict())
-    return ErrorInfo(
-        code="internal_error", fault=Fault.INFRA.value, message=f"{type(exc).__name__}: {exc}"
-    )
+    if not isinstance(exc, WebdojoError):
+        exc = InternalError(f"{type(exc).__name__}: {exc}")
+    return exc.info()
 
 
 def _target_of(obs: Observation, action: Action | None) -> Target | None:

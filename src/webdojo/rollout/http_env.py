@@ -16,7 +16,7 @@ until its lease runs out). A create answered 429 waits for Retry-After, up to
 ``overload_wait_s``. After that, failures raise ``ServerUnavailable`` (infra, retryable).
 
 Responses come as msgpack (raw screenshot bytes) unless ``transport="json"``; see
-``webdojo.server.api.transport`` for why. Requests travel on ``http_wire.WireClient``, a thin
+``webdojo.wire.transport`` for why. Requests travel on ``http_wire.WireClient``, a thin
 adapter over one aiohttp session (persistent connections; see that module for why not httpx).
 """
 
@@ -41,11 +41,13 @@ from webdojo.errors import (
     SessionLost,
     UnknownSession,
     WebdojoError,
-    error_of,
+    from_info,
 )
 from webdojo.observation import FinalState, Observation, ObservationOptions
 from webdojo.rollout.http_wire import WireClient, WireError, WireResponse
-from webdojo.server.api.protocol import (
+from webdojo.tasks.schema import Task
+from webdojo.tasks.verify import VerifyResult
+from webdojo.wire.protocol import (
     CreateSessionRequest,
     ErrorBody,
     FinalStateRequest,
@@ -55,9 +57,7 @@ from webdojo.server.api.protocol import (
     StepRequest,
     StepResponse,
 )
-from webdojo.server.api.transport import JSON, MSGPACK, decode
-from webdojo.tasks.schema import Task
-from webdojo.tasks.verify import VerifyResult
+from webdojo.wire.transport import JSON, MSGPACK, decode
 
 M = TypeVar("M", bound=BaseModel)
 _GONE = (SessionClosed, SessionExpired, UnknownSession, SessionLost)  # nothing left to close
@@ -70,7 +70,7 @@ def error_from_response(response: WireResponse) -> WebdojoError:
     except ValueError:
         text = response.text[:300]
         return InternalError(f"HTTP {response.status_code} without an error body: {text}")
-    return error_of(info.code, info.message, info.details)
+    return from_info(info)
 
 
 class HttpEnv:
@@ -261,7 +261,7 @@ class HttpSession:
             return final, None  # nothing to verify: a judge scores the episode later
         if verdict is None:
             raise InternalError(f"the server did not verify session {self.id} (task {task.id})")
-        return final, VerifyResult(passed=bool(verdict["passed"]), reasons=verdict["reasons"])
+        return final, verdict
 
     async def final_state_verified(self, answer: str | None) -> FinalStateResponse:
         """The final state and, for a task session, the server's verifier result."""

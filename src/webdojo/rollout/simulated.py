@@ -206,7 +206,7 @@ class SimulatedVLMPolicy:
         try:
             return resolve_step(task.solution[solved], obs), None
         except InvalidActionError as exc:  # the page is not there yet: a wasted step
-            return None, ErrorInfo(**exc.to_dict())
+            return None, exc.info()
 
     async def aclose(self) -> None:
         return None

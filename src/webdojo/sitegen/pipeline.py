@@ -39,6 +39,7 @@ from webdojo.sitegen.images import ImageSettings, SiteImages
 from webdojo.sitegen.prompts import PROMPT_VERSION, first_messages, repair_messages
 from webdojo.sitegen.reply import build_site, parse_reply, write_site
 from webdojo.sitegen.validate import Validation, ValidationSettings, Validator
+from webdojo.store.run_store import write_atomic
 
 REJECTED, GENERATION, STAGING = "_rejected", "_generation", "_staging"
 
@@ -266,6 +267,4 @@ def _read_record(out: Path, name: str) -> SiteRecord | None:
 
 def _write_json(path: Path, value: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(value, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_atomic(path, json.dumps(value, indent=1, ensure_ascii=False) + "\n")

@@ -34,13 +34,15 @@ from pydantic import (
     ConfigDict,
     Field,
     PlainSerializer,
+    SerializationInfo,
     ValidationInfo,
 )
 
 from webdojo.actions import Action
-from webdojo.errors import RecordSchemaError
-from webdojo.observation import Box, ErrorInfo, FinalState
+from webdojo.errors import ErrorInfo, RecordSchemaError
+from webdojo.observation import Box, FinalState
 from webdojo.tasks.episode_rules import EndReason
+from webdojo.tasks.verify import VerifyResult
 
 SCHEMA_VERSION = 4
 STORED = {"stored": True}  # validation context of lines read back from disk
@@ -68,18 +70,23 @@ class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class ErrorRecord(_Record):
-    """An error as stored: a ``WebdojoError`` as data (see ``webdojo.errors`` for the codes)."""
+def _error_from_stored(value: Any, info: ValidationInfo) -> Any:
+    if isinstance(value, dict) and "details" in value:
+        return {**value, "details": _from_json_text(value["details"], info)}
+    return value
 
-    code: str  # stable machine-readable code, e.g. ``parse_error``, ``page_crashed``
-    fault: str  # agent | env | infra | config | state (``errors.Fault``)
-    message: str  # for people
-    retryable: bool = False
-    details: JsonText = None  # code-specific data, e.g. the raw text that failed to parse
 
-    @classmethod
-    def of(cls, info: ErrorInfo | None) -> ErrorRecord | None:
-        return None if info is None else cls(**info.model_dump())
+def _error_to_stored(error: ErrorInfo) -> dict[str, Any]:
+    return {**error.model_dump(), "details": _to_json_text(error.details)}
+
+
+# An error as stored: the ``ErrorInfo`` that observations and the wire carry (``webdojo.errors``
+# has the codes), with its details as JSON text on disk like every free-form field.
+StoredError = Annotated[
+    ErrorInfo,
+    BeforeValidator(_error_from_stored),
+    PlainSerializer(_error_to_stored, when_used="json"),
+]
 
 
 class Target(_Record):
@@ -106,7 +113,7 @@ class StepRecord(_Record):
     action: Action | None  # the parsed action; None when ``text`` did not parse
     target: Target | None  # for element actions: the element aimed at
     memory: JsonText = None  # WebGym memory JSON or BrowserAgent <conclusion>, if any
-    error: ErrorRecord | None  # the parse error or the action's error, if it failed
+    error: StoredError | None  # the parse error or the action's error, if it failed
     dialogs: list[str]  # messages of dialogs auto-dismissed during the step
     screenshot: str | None  # the observation acted on: path relative to the run directory
     next_screenshot: str | None  # the observation after the step (same path: page unchanged)
@@ -125,31 +132,26 @@ class StepRecord(_Record):
         return self.screenshot == self.next_screenshot
 
 
-class VerifierResult(_Record):
-    """The task's programmatic verifier on the final state."""
+def _final_from_stored(value: Any, info: ValidationInfo) -> Any:
+    if isinstance(value, dict) and "storage" in value:
+        storage = _from_json_text(value["storage"], info)
+        return {**value, "storage": {} if storage is None else storage}  # null: none kept
+    return value
 
-    passed: bool
-    reasons: list[str]  # one line per check: ``ok: ...`` or ``fail: ...``
+
+def _final_to_stored(state: FinalState, info: SerializationInfo) -> dict[str, Any]:
+    # only verified states are stored, and a crashed page is never verified: no ``crashed``
+    data = state.model_dump(exclude={"crashed"})
+    if info.mode_is_json():
+        data["storage"] = _to_json_text(data["storage"])
+    return data
 
 
-class StoredFinalState(_Record):
-    """What the verifier read at the end: enough to verify again without a browser."""
-
-    url: str
-    title: str
-    storage: JsonText = None  # localStorage of the final page, JSON values parsed
-    text: str  # the page's visible text, capped
-    answer: str | None  # the agent's stop(answer)
-
-    @classmethod
-    def of(cls, state: FinalState) -> StoredFinalState:
-        # only verified states are stored, and a crashed page is never verified
-        return cls(**state.model_dump(exclude={"crashed"}))
-
-    def to_final_state(self) -> FinalState:
-        data = self.model_dump()
-        data["storage"] = data["storage"] or {}
-        return FinalState(**data)
+# What the verifier read at the end, enough to verify again without a browser: the
+# ``FinalState`` itself, stored as url, title, storage (JSON text), text and answer.
+StoredFinal = Annotated[
+    FinalState, BeforeValidator(_final_from_stored), PlainSerializer(_final_to_stored)
+]
 
 
 class EpisodeRecord(_Record):
@@ -169,12 +171,12 @@ class EpisodeRecord(_Record):
     steps: int  # steps taken
     answer: str | None  # the agent's final answer, if it stopped with one
     final_url: str
-    verifier: VerifierResult | None  # None for faults and tasks without a verifier (judged later)
+    verifier: VerifyResult | None  # None for faults and tasks without a verifier (judged later)
     success: bool | None  # the verifier's verdict; None when there is none
     reward: float | None  # 1.0 / 0.0 from the verifier; None when there is no verdict
     fault: str | None  # env | infra when a fault ended the episode
-    error: ErrorRecord | None  # that fault
-    final_state: StoredFinalState | None = None  # what the verifier read (None: faults, v1)
+    error: StoredError | None  # that fault
+    final_state: StoredFinal | None = None  # what the verifier read (None: faults, v1)
     started_at: float  # Unix time the episode started
     wall_s: float  # seconds from start to record
 

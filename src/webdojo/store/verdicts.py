@@ -30,7 +30,7 @@ from typing import IO, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field
 
 from webdojo.errors import RecordSchemaError
-from webdojo.store.records import STORED, ErrorRecord
+from webdojo.store.records import STORED, StoredError
 from webdojo.store.run_reader import read_lines
 from webdojo.store.run_store import open_for_append
 
@@ -96,7 +96,7 @@ class Verdict(_Record):
     criteria: list[Criterion]  # in the order they were checked
     usage: JudgeUsage = Field(default_factory=JudgeUsage)
     model: str | None = None  # the model that judged; None for judges without one
-    error: ErrorRecord | None = None  # why an ``infra_error`` (missing file, unparseable...)
+    error: StoredError | None = None  # why an ``infra_error`` (missing file, unparseable...)
     notes: list[str] = Field(default_factory=list)  # e.g. images downscaled to fit the context
     judged_at: float = Field(default_factory=time.time)  # Unix time
     wall_s: float = 0.0  # seconds the judge took, model calls included

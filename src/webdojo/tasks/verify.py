@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from webdojo.errors import PageCrashed
 from webdojo.observation import FinalState
@@ -19,13 +20,14 @@ _MISSING = object()
 _NUMBER_RE = re.compile(r"-?\d[\d,]*(?:\.\d+)?|-?\.\d+")
 
 
-@dataclass(frozen=True)
-class VerifyResult:
-    passed: bool
-    reasons: list[str] = field(default_factory=list)  # one line per check, "ok: ..." or "fail: ..."
+class VerifyResult(BaseModel):
+    """The task's programmatic verifier on a final state: one form from the verifier to the
+    wire (``verifier`` of a step's info and of ``/final_state``) and the episode record."""
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"passed": self.passed, "reasons": self.reasons}
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    passed: bool
+    reasons: list[str] = Field(default_factory=list)  # one per check: "ok: ..." or "fail: ..."
 
 
 def verify(task: Task, state: FinalState) -> VerifyResult | None:

@@ -42,12 +42,13 @@ from typing import Any
 
 from webdojo.errors import ConfigError, MissingObservation, RecordSchemaError, WebdojoError
 from webdojo.history import Decision, Step
-from webdojo.observation import AxTreeMode, ErrorInfo, ImageFormat, Observation
+from webdojo.observation import AxTreeMode, ImageFormat, Observation
 from webdojo.prompts import PromptTemplate, get_template
 from webdojo.store.observations import load_observation
-from webdojo.store.records import ErrorRecord, StepRecord
+from webdojo.store.records import StepRecord
+from webdojo.store.run_config import CONFIG, read_config
 from webdojo.store.run_reader import StoredRun, read_run
-from webdojo.store.run_store import CONFIG, read_config
+from webdojo.store.run_store import STEPS
 from webdojo.tasks.loader import load_spec
 from webdojo.tasks.schema import Task
 from webdojo.training.examples import Example
@@ -140,26 +141,25 @@ class ContextBuilder:
         return self._runs[root]
 
     def _read(self, root: Path) -> RunContext:
-        if not (root / "steps.jsonl").is_file():
-            raise ConfigError(f"{root} is not a run directory (no steps.jsonl): was it moved?")
+        if not (root / STEPS).is_file():
+            raise ConfigError(f"{root} is not a run directory (no {STEPS}): was it moved?")
         config = read_config(root)
         if config is None:
             raise ConfigError(f"{root / CONFIG} is missing or unreadable: its task set is unknown")
-        extra = config.get("extra") or {}
-        own_name = extra.get("template") or DEFAULT_TEMPLATE
-        own_options = dict(extra.get("template_options") or {})
+        own_name = config.extra.template or DEFAULT_TEMPLATE
+        own_options = dict(config.extra.template_options or {})
         name = self.template or own_name
         options = {**(own_options if name == own_name else {}), **self.template_options}
         return RunContext(
             root=root,
             stored=read_run(root),
-            tasks=self._tasks(root, config.get("tasks")),
+            tasks=self._tasks(root, config.tasks),
             template=get_template(name, **options),
             own=_template_or_none(own_name, own_options),
         )
 
-    def _tasks(self, root: Path, spec: Any) -> dict[str, Task]:
-        if not isinstance(spec, str) or not spec:
+    def _tasks(self, root: Path, spec: str | None) -> dict[str, Task]:
+        if not spec:
             raise ConfigError(f"{root / CONFIG} names no task set")
         if spec not in self._task_sets:
             self._task_sets[spec] = {task.id: task for task in load_spec(spec).tasks}
@@ -199,7 +199,7 @@ def _records(run: RunContext, sample: Sample) -> list[StepRecord]:
     if not records:
         raise ConfigError(
             f"{describe(sample)}: the attempt is not among the finished episodes of "
-            f"{run.root}/steps.jsonl (was the run resumed or rewritten after the selection?)"
+            f"{run.root}/{STEPS} (was the run resumed or rewritten after the selection?)"
         )
     indices = [r.step for r in records]
     if indices != list(range(len(records))) or sample.step >= len(records):
@@ -222,7 +222,7 @@ def _task(run: RunContext, sample: Sample) -> Task:
 def _decision(run: RunContext, record: StepRecord) -> Decision:
     """The policy's decision as the history held it: a step's error is in its decision only
     when the text did not parse (an action's error arrives with the next observation)."""
-    error = _error(record.error) if record.action is None else None
+    error = record.error if record.action is None else None
     return Decision(record.text, record.action, error, _memory(run, record))
 
 
@@ -235,10 +235,6 @@ def _memory(run: RunContext, record: StepRecord) -> Any:
     except (WebdojoError, ValueError):
         return record.memory
     return memory if memory == record.memory else record.memory
-
-
-def _error(record: ErrorRecord | None) -> ErrorInfo | None:
-    return None if record is None else ErrorInfo(**record.model_dump())
 
 
 # --- observations --------------------------------------------------------------------------
@@ -272,7 +268,7 @@ def _from_record(run: RunContext, record: StepRecord, previous: StepRecord | Non
         screenshot=shot,
         image_format=ImageFormat.PNG if suffix == ".png" else ImageFormat.JPEG,
         dialogs=list(previous.dialogs) if previous is not None else [],
-        last_error=_error(previous.error) if previous is not None else None,
+        last_error=previous.error if previous is not None else None,
     )
 
 

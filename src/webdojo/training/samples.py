@@ -11,7 +11,6 @@ carry a ``schema_version`` like every other record.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
@@ -19,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from webdojo.errors import ConfigError
+from webdojo.store.run_store import write_atomic
 
 SAMPLE_SCHEMA_VERSION = 1
 SAMPLES = "samples.jsonl"
@@ -66,8 +66,8 @@ def write_selection(out: Path, samples: list[Sample], summary: SelectionSummary)
     """Write both files, each atomically (a temporary file renamed into place)."""
     out.mkdir(parents=True, exist_ok=True)
     lines = "".join(sample.model_dump_json() + "\n" for sample in samples)
-    _atomic(out / SAMPLES, lines)
-    _atomic(out / SUMMARY, json.dumps(summary.model_dump(), indent=2) + "\n")
+    write_atomic(out / SAMPLES, lines)
+    write_atomic(out / SUMMARY, json.dumps(summary.model_dump(), indent=2) + "\n")
 
 
 def read_samples(out: Path) -> Iterator[Sample]:
@@ -86,12 +86,3 @@ def read_samples(out: Path) -> Iterator[Sample]:
                 yield Sample.model_validate(data)
             except (ValueError, ValidationError, AttributeError) as exc:
                 raise ConfigError(f"{path}:{number}: not a sample ({exc})") from exc
-
-
-def _atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from webdojo.errors import ConfigError
+from webdojo.store.run_store import EPISODES
 from webdojo.training.rewards import scored_episodes
 from webdojo.training.samples import Sample, SelectionSummary, read_samples, write_selection
 from webdojo.training.selection import BcSettings, Selected, select_bc, select_grpo, select_rft
@@ -30,8 +31,8 @@ def select(runs: list[Path], out: Path, settings: SelectSettings) -> SelectionSu
     if settings.rule not in RULES:
         raise ConfigError(f"unknown rule {settings.rule!r}: choose from {', '.join(RULES)}")
     for run in runs:
-        if not (run / "episodes.jsonl").is_file():
-            raise ConfigError(f"{run} is not a run directory (no episodes.jsonl)")
+        if not (run / EPISODES).is_file():
+            raise ConfigError(f"{run} is not a run directory (no {EPISODES})")
     source, episodes = scored_episodes(runs, settings.judge)
     if settings.rule == "bc":
         selected = select_bc(episodes, settings.bc)

@@ -18,6 +18,7 @@ from string import Template
 from typing import Any
 
 from webdojo.store.records import EpisodeRecord
+from webdojo.store.run_store import write_atomic
 from webdojo.viewer import plots
 from webdojo.viewer.compare import compare_runs
 from webdojo.viewer.overlay import overlay_svg
@@ -61,9 +62,7 @@ def write_report(
     other = load_run(Path(compare_to)) if compare_to is not None else None
     html = render_report(load_run(Path(run_dir)), examples=examples, compare_to=other)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(html, encoding="utf-8")
-    tmp.replace(out)
+    write_atomic(out, html)
     return out
 
 

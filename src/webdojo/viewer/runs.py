@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,8 +17,9 @@ from typing import Any
 
 from webdojo.errors import RecordSchemaError
 from webdojo.store.records import EpisodeRecord, StepRecord
+from webdojo.store.run_config import CONFIG, RunConfigRecord, read_config
 from webdojo.store.run_reader import StoredRun, read_run
-from webdojo.store.run_store import CONFIG, EPISODES, FORMAT_VERSION, SCREENSHOTS, STEPS
+from webdojo.store.run_store import EPISODES, FORMAT_VERSION, SCREENSHOTS, STEPS
 from webdojo.store.verdicts import VERDICTS, Verdict, judges_of
 
 
@@ -39,7 +39,7 @@ class TaskInfo:
 @dataclass
 class RunData:
     root: Path
-    config: dict[str, Any] | None  # None when config.json is missing or unreadable
+    config: RunConfigRecord | None  # None when the run's config is missing or unreadable
     problems: list[str] = field(default_factory=list)  # what is missing, for people
     records: StoredRun | None = None  # the typed records (None: nothing readable)
     missing_files: set[str] = field(default_factory=set)  # screenshots referenced, not on disk
@@ -52,12 +52,11 @@ class RunData:
 
     @property
     def format_version(self) -> int | None:
-        version = (self.config or {}).get("format_version")
-        return version if isinstance(version, int) else None
+        return None if self.config is None else self.config.format_version
 
     @property
     def viewport(self) -> tuple[int, int]:
-        return _viewport((self.config or {}).get("viewport"))
+        return _viewport(None if self.config is None else self.config.viewport)
 
     @property
     def episodes(self) -> dict[str, EpisodeRecord]:
@@ -109,7 +108,7 @@ def load_run(root: Path) -> RunData:
     run.missing_files = _missing_screenshots(run)
     if run.missing_files:
         problems.append(f"{len(run.missing_files)} screenshots named in {STEPS} are missing")
-    run.tasks, task_problem = load_tasks((run.config or {}).get("tasks"))
+    run.tasks, task_problem = load_tasks(None if run.config is None else run.config.tasks)
     if task_problem:
         problems.append(task_problem)
     try:
@@ -119,21 +118,12 @@ def load_run(root: Path) -> RunData:
     return run
 
 
-def _read_config(root: Path, problems: list[str]) -> dict[str, Any] | None:
-    path = root / CONFIG
-    if not path.exists():
-        problems.append(f"no {CONFIG}: the run's settings (task set, policy) are unknown")
+def _read_config(root: Path, problems: list[str]) -> RunConfigRecord | None:
+    config = read_config(root, problems)
+    if config is None:
         return None
-    try:
-        config = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        problems.append(f"{CONFIG} cannot be read ({exc}): the run's settings are unknown")
-        return None
-    if not isinstance(config, dict):
-        problems.append(f"{CONFIG} is not a JSON object: the run's settings are unknown")
-        return None
-    version = config.get("format_version")
-    if not isinstance(version, int) or not 1 <= version <= FORMAT_VERSION:
+    version = config.format_version
+    if version is None or not 1 <= version <= FORMAT_VERSION:
         told = "no format_version" if version is None else f"format version {version!r}"
         problems.append(
             f"{CONFIG} has {told}; this viewer reads versions 1-{FORMAT_VERSION} "
@@ -207,7 +197,7 @@ def safe_path(root: Path, rel: str) -> Path | None:
 def load_tasks(spec: Any) -> tuple[dict[str, TaskInfo], str | None]:
     """Task id -> TaskInfo for the task set a run names, and a problem line if it failed."""
     if not isinstance(spec, str) or not spec:
-        return {}, None if spec is None else "config.json names no task set"
+        return {}, None if spec is None else f"{CONFIG} names no task set"
     try:
         from webdojo.tasks.loader import load_spec
 

@@ -12,6 +12,7 @@ from html import escape
 from pathlib import Path
 from string import Template
 
+from webdojo.store.run_store import write_atomic
 from webdojo.tasks.stats import TaskStats
 from webdojo.viewer import task_plots
 from webdojo.viewer.report import STATIC, _stat_cards
@@ -41,9 +42,7 @@ def write_stats_page(stats: TaskStats, out: Path) -> Path:
     """Write the page to ``out`` (parents created, atomically); returns ``out``."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(render_stats_page(stats), encoding="utf-8")
-    tmp.replace(out)
+    write_atomic(out, render_stats_page(stats))
     return out
 
 

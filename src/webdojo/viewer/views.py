@@ -60,14 +60,14 @@ def totals(run: RunData, summary: RunSummary, rows: list[dict[str, Any]]) -> dic
 
 
 def run_meta(run: RunData) -> dict[str, Any]:
-    config = run.config or {}
+    config = run.config
     return {
         "name": run.name,
         "path": str(run.root),
         "format_version": run.format_version,
-        "policy": config.get("policy"),
-        "tasks": config.get("tasks"),
-        "config": config,
+        "policy": None if config is None else config.policy,
+        "tasks": None if config is None else config.tasks,
+        "config": {} if config is None else config.as_written(),
         "has_report": (run.root / REPORT_NAME).is_file(),  # written by `webdojo report`
         "problems": list(run.problems),
     }

@@ -31,7 +31,12 @@ from webdojo.server.api import http_errors, request_body
 from webdojo.server.api.metrics import CONTENT_TYPE, ServerMetrics
 from webdojo.server.api.middleware import BearerAuth, BodyLimit
 from webdojo.server.api.openenv_ws import install_openenv
-from webdojo.server.api.protocol import (
+from webdojo.server.api.registry import Registry
+from webdojo.server.api.service import SessionService
+from webdojo.server.pool.base import Pool
+from webdojo.sites.server import SiteServer
+from webdojo.tasks.loader import TaskSet
+from webdojo.wire.protocol import (
     API_VERSION,
     MAX_BODY_BYTES,
     CreateSessionRequest,
@@ -46,12 +51,7 @@ from webdojo.server.api.protocol import (
     WorkerHealth,
     task_id_schema,
 )
-from webdojo.server.api.registry import Registry
-from webdojo.server.api.service import SessionService
-from webdojo.server.api.transport import JSON, MSGPACK, respond
-from webdojo.server.pool.base import Pool
-from webdojo.sites.server import SiteServer
-from webdojo.tasks.loader import TaskSet
+from webdojo.wire.transport import JSON, MSGPACK, respond
 
 PREFIX = f"/{API_VERSION}"
 

@@ -27,7 +27,7 @@ import importlib.util
 import resource
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from webdojo.errors import (
     ConfigError,
@@ -54,97 +54,104 @@ class ConnectionLimits:
             )
 
 
+if importlib.util.find_spec("httptools") is not None:
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as _Base
+else:  # pragma: no cover - httptools is a dependency; h11 is uvicorn's fallback
+    from uvicorn.protocols.http.h11_impl import H11Protocol as _Base  # type: ignore[assignment]
+
+
 def guarded_http(limits: ConnectionLimits) -> type[asyncio.Protocol]:
     """uvicorn's HTTP protocol (httptools where it imports, else h11) under ``limits``; pass
     it as uvicorn's ``http``. Each call makes a class with its own count of connections per
     client, so two servers in one process do not share it."""
-    if importlib.util.find_spec("httptools") is not None:
-        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as Base
-    else:  # pragma: no cover - httptools is a dependency; h11 is uvicorn's fallback
-        from uvicorn.protocols.http.h11_impl import H11Protocol as Base  # type: ignore[assignment]
-    per_client: Counter[str] = Counter()
+    namespace = {"limits": limits, "per_client": Counter()}
+    return type("GuardedHttp", (GuardedHttp,), namespace)
 
-    class GuardedHttp(Base):
-        _host = ""
-        _counted = False  # whether this connection counts against its client's bound
-        _read_timer: asyncio.TimerHandle | None = None
 
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
-            self._host = self.client[0] if self.client else ""
-            per_client[self._host] += 1
-            self._counted = True
-            if limits.max_per_client and per_client[self._host] > limits.max_per_client:
-                held = limits.max_per_client
-                refusal = TooManyConnections(
-                    f"{self._host} already holds {held} connections to this server (the bound "
-                    "per client address); reuse them, or close some",
-                    retry_after_s=1,
-                    limit=held,
-                )
-                self._answer(429, refusal)
-                return
-            self._arm_read_timer()  # the first request must come, as any request must
+class GuardedHttp(_Base):
+    """uvicorn's HTTP protocol under ``limits``; ``guarded_http`` makes the class a server
+    uses."""
 
-        def connection_lost(self, exc: Exception | None) -> None:
+    limits: ClassVar[ConnectionLimits] = ConnectionLimits()
+    per_client: ClassVar[Counter[str]] = Counter()  # open connections per client address
+    _host = ""
+    _counted = False  # whether this connection counts against its client's bound
+    _read_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._host = self.client[0] if self.client else ""
+        self.per_client[self._host] += 1
+        self._counted = True
+        if self.limits.max_per_client and self.per_client[self._host] > self.limits.max_per_client:
+            held = self.limits.max_per_client
+            refusal = TooManyConnections(
+                f"{self._host} already holds {held} connections to this server (the bound "
+                "per client address); reuse them, or close some",
+                retry_after_s=1,
+                limit=held,
+            )
+            self._answer(429, refusal)
+            return
+        self._arm_read_timer()  # the first request must come, as any request must
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._drop_read_timer()
+        self._forget()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self._read_timer is None and self._between_requests():
+            self._arm_read_timer()  # the first byte of a request
+        super().data_received(data)
+        if self._read_timer is not None and self._request_read():
             self._drop_read_timer()
-            self._forget()
-            super().connection_lost(exc)
 
-        def data_received(self, data: bytes) -> None:
-            if self._read_timer is None and self._between_requests():
-                self._arm_read_timer()  # the first byte of a request
-            super().data_received(data)
-            if self._read_timer is not None and self._request_read():
-                self._drop_read_timer()
+    def handle_websocket_upgrade(self, *args: Any) -> None:
+        self._drop_read_timer()
+        self._forget()  # the WebSocket's protocol owns the transport from here
+        super().handle_websocket_upgrade(*args)
 
-        def handle_websocket_upgrade(self, *args: Any) -> None:
-            self._drop_read_timer()
-            self._forget()  # the WebSocket's protocol owns the transport from here
-            super().handle_websocket_upgrade(*args)
+    def send_400_response(self, msg: str) -> None:
+        self._answer(400, MalformedHttp(f"the server could not parse the request: {msg}"))
 
-        def send_400_response(self, msg: str) -> None:
-            self._answer(400, MalformedHttp(f"the server could not parse the request: {msg}"))
+    # --- internals ----------------------------------------------------------------------
 
-        # --- internals ----------------------------------------------------------------------
+    def _between_requests(self) -> bool:
+        """No request of which the server has the headers and has not answered."""
+        return self.cycle is None or self.cycle.response_complete
 
-        def _between_requests(self) -> bool:
-            """No request of which the server has the headers and has not answered."""
-            return self.cycle is None or self.cycle.response_complete
+    def _request_read(self) -> bool:
+        """The request's headers and all of its body arrived: the app has it now."""
+        return not self._between_requests() and not self.cycle.more_body
 
-        def _request_read(self) -> bool:
-            """The request's headers and all of its body arrived: the app has it now."""
-            return not self._between_requests() and not self.cycle.more_body
+    def _arm_read_timer(self) -> None:
+        self._read_timer = self.loop.call_later(self.limits.read_timeout_s, self._read_timed_out)
 
-        def _arm_read_timer(self) -> None:
-            self._read_timer = self.loop.call_later(limits.read_timeout_s, self._read_timed_out)
-
-        def _drop_read_timer(self) -> None:
-            if self._read_timer is not None:
-                self._read_timer.cancel()
-                self._read_timer = None
-
-        def _read_timed_out(self) -> None:
+    def _drop_read_timer(self) -> None:
+        if self._read_timer is not None:
+            self._read_timer.cancel()
             self._read_timer = None
-            if self.transport.is_closing():
-                return
-            if self._between_requests() or self.cycle.more_body:  # still waiting on bytes
-                seconds = f"{limits.read_timeout_s:g}"
-                self._answer(408, RequestReadTimeout(f"the request did not arrive in {seconds} s"))
 
-        def _forget(self) -> None:
-            """Stop counting this connection against its client (once)."""
-            if self._counted:
-                self._counted = False
-                per_client[self._host] -= 1
-                if per_client[self._host] <= 0:
-                    del per_client[self._host]
+    def _read_timed_out(self) -> None:
+        self._read_timer = None
+        if self.transport.is_closing():
+            return
+        if self._between_requests() or self.cycle.more_body:  # still waiting on bytes
+            seconds = f"{self.limits.read_timeout_s:g}"
+            self._answer(408, RequestReadTimeout(f"the request did not arrive in {seconds} s"))
 
-        def _answer(self, status: int, exc: WebdojoError) -> None:
-            """Our JSON error, then close: nothing more is read from this connection."""
-            _write_error(self.transport, status, exc)
+    def _forget(self) -> None:
+        """Stop counting this connection against its client (once)."""
+        if self._counted:
+            self._counted = False
+            self.per_client[self._host] -= 1
+            if self.per_client[self._host] <= 0:
+                del self.per_client[self._host]
 
-    return GuardedHttp
+    def _answer(self, status: int, exc: WebdojoError) -> None:
+        """Our JSON error, then close: nothing more is read from this connection."""
+        _write_error(self.transport, status, exc)
 
 
 def _write_error(transport: asyncio.Transport, status: int, exc: WebdojoError) -> None:

@@ -48,9 +48,8 @@ from webdojo.errors import (
     UnknownSession,
     WebdojoError,
 )
-from webdojo.observation import ErrorInfo
 from webdojo.server.api.metrics import ServerMetrics
-from webdojo.server.api.protocol import ErrorBody
+from webdojo.wire.protocol import ErrorBody
 
 # most specific first: the first class in an error's MRO found here decides
 _STATUS: dict[type[WebdojoError], int] = {
@@ -78,7 +77,7 @@ def status_for(exc: WebdojoError) -> int:
 
 
 def error_body(exc: WebdojoError) -> bytes:
-    return ErrorBody(error=ErrorInfo.model_validate(exc.to_dict())).model_dump_json().encode()
+    return ErrorBody(error=exc.info()).model_dump_json().encode()
 
 
 def error_headers(exc: WebdojoError) -> dict[str, str]:

@@ -63,8 +63,8 @@ from webdojo.errors import (
 from webdojo.observation import ImageFormat, Observation
 from webdojo.server.api import request_body
 from webdojo.server.api.http_errors import from_validation
-from webdojo.server.api.protocol import CreateSessionRequest, StepInfo, StepRequest
 from webdojo.server.api.service import SessionService
+from webdojo.wire.protocol import CreateSessionRequest, StepInfo, StepRequest
 
 MAX_MESSAGE_BYTES = 1_000_000  # under websockets' default 1 MiB: any client reads our replies
 WS_PATH = "/ws"  # where OpenEnv's EnvClient connects: "<base_url>/ws"
@@ -271,7 +271,7 @@ def step_result(
     fields["screenshot"] = None if shot is None else base64.b64encode(shot).decode("ascii")
     fields["info"] = None if info is None else info.model_dump(mode="json")
     verdict = None if info is None else info.verifier
-    reward = None if verdict is None else float(bool(verdict.get("passed")))
+    reward = None if verdict is None else float(verdict.passed)
     return {"observation": fields, "reward": reward, "done": done}
 
 

@@ -43,10 +43,10 @@ from webdojo.errors import (
     UnknownSession,
 )
 from webdojo.observation import ObservationOptions
-from webdojo.server.api.protocol import StepRequest, StepResponse
 from webdojo.server.api.tombstones import CAPACITY as TOMBSTONES
 from webdojo.server.api.tombstones import Tombstones
 from webdojo.tasks.episode_core import EpisodeCore
+from webdojo.wire.protocol import StepRequest, StepResponse
 
 
 class SessionState(StrEnum):

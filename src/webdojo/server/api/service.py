@@ -37,14 +37,6 @@ from webdojo.errors import (
 from webdojo.observation import ErrorInfo, FinalState, Observation, ObservationOptions
 from webdojo.parsing import ParseFormat, parse
 from webdojo.server.api.metrics import ServerMetrics
-from webdojo.server.api.protocol import (
-    CreateSessionRequest,
-    FinalStateResponse,
-    SessionCreated,
-    StepInfo,
-    StepRequest,
-    StepResponse,
-)
 from webdojo.server.api.registry import Registry, SessionRecord, SessionState
 from webdojo.server.pool.base import Pool
 from webdojo.sites.server import SiteServer
@@ -52,6 +44,15 @@ from webdojo.tasks.episode_core import EpisodeCore
 from webdojo.tasks.episode_rules import EndReason
 from webdojo.tasks.loader import TaskSet
 from webdojo.tasks.schema import Task
+from webdojo.tasks.verify import VerifyResult
+from webdojo.wire.protocol import (
+    CreateSessionRequest,
+    FinalStateResponse,
+    SessionCreated,
+    StepInfo,
+    StepRequest,
+    StepResponse,
+)
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -164,7 +165,7 @@ class SessionService:
             try:
                 action = parse(req.text, req.format or "").action
             except AgentError as exc:  # ParseError or an InvalidActionError: shown to the agent
-                parse_error = ErrorInfo.model_validate(exc.to_dict())
+                parse_error = exc.info()
             timings["parse"] = _ms(started)
         pool_started = time.perf_counter()
         if action is None:  # nothing to do: show the parse error with a fresh observation
@@ -216,7 +217,7 @@ class SessionService:
 
     async def _final(
         self, record: SessionRecord, answer: str | None
-    ) -> tuple[FinalState, dict[str, Any] | None]:
+    ) -> tuple[FinalState, VerifyResult | None]:
         """The page's final state with this answer, verified when the session has a task
         (and its episode did not end in a fault). After the end nothing can change the page,
         so the state captured then is reused."""
@@ -225,7 +226,7 @@ class SessionService:
         if final is None:
             final = await self._lose_on_fault(record, self.pool.final_state(record.id, answer))
         result = None if core.outcome is EndReason.FAULT else core.verify(final)
-        return final, None if result is None else result.to_dict()
+        return final, result
 
     async def close(self, session_id: str) -> None:
         with self.metrics.timed("close"):

@@ -3,17 +3,14 @@
 Warm pool. A new episode needs a fresh context and a first page: ~160 ms of browser work that
 does not depend on the episode. The active browser keeps ``warm_contexts`` of them ready
 (init scripts installed, never used), refilled in the background after each take, so that a
-create costs only the start page's load. With ``warm_preload`` a warm page also loads the
-start URL that the latest two episodes opened and takes one observation: an episode at that URL,
-as in a training run's many episodes of one task, starts with its first observation only
-(``BrowserSession.preloaded``); at another URL it takes a blank warm page (a pool of two or
-more keeps one), or a cold context. A warm context is handed out once and never comes back:
-contexts are not reused across episodes, and nothing an episode did reaches a warm page. Warm contexts have the
+create costs only the start page's load. With ``warm_preload`` a warm page also loads ahead a
+start URL that episodes keep opening (which one: ``preload.py``) and takes one observation:
+an episode at that URL starts with its first observation only (``BrowserSession.preloaded``);
+at another URL it takes a blank warm page, or a cold context. A warm context is handed out
+once and never comes back: nothing an episode did reaches a warm page. Warm contexts have the
 default context settings (``WorkerConfig.warm_options``); sessions that ask for another
-viewport get a cold one. The origins a session's network policy allows (the env's own site
-server) are not a context setting: a warm page takes its episode's, and a page is preloaded
-with the origins of the episodes at its URL, and handed only to an episode with the same.
-A start page that answers an HTTP error is not kept (``StartPageFailed``, as for a cold one).
+viewport get a cold one. A page loaded ahead is handed only to an episode with the same
+network policy. A start page that answers an HTTP error is not kept (``StartPageFailed``).
 
 Recycling. After ``recycle_after_contexts`` contexts, or when the browser's processes use more
 than ``max_browser_memory_mb`` (PSS, measured in the background), the active browser is
@@ -38,13 +35,13 @@ from typing import Any
 
 from webdojo.background import Background
 from webdojo.browser.host import BrowserHost
-from webdojo.browser.netpolicy import NetworkPolicy
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.session import BrowserSession, SessionState
 from webdojo.errors import BrowserClosed, WebdojoError
 from webdojo.observation import ObservationOptions
 from webdojo.server.worker.config import WorkerConfig
 from webdojo.server.worker.memory import ProcessTree
+from webdojo.server.worker.preload import Preload, PreloadPolicy, loaded_for
 from webdojo.server.worker.spare import SpareBrowser
 
 _log = logging.getLogger(__name__)
@@ -88,12 +85,9 @@ class Browsers:
         self._procs = ProcessTree()
         self._spare = SpareBrowser(config.browser, config.spare_browser)
         self.counts: Counter[str] = Counter()
-        self._latest_url: str | None = None  # start URL of the last session handed out
-        self._latest_network: NetworkPolicy | None = None  # ... and its network policy
-        self._previous_url: str | None = None  # ... and of the one before it
-        self._preload_url: str | None = None  # what warm pages load ahead (set at refill)
-        self._preload_network: NetworkPolicy | None = None  # ... under this policy
-        self._preload_failed: set[str] = set()  # start URLs that did not load ahead: not again
+        self._preload = PreloadPolicy(
+            config.warm_options, config.warm_contexts, enabled=config.warm_preload
+        )
 
     async def start(self) -> None:
         await self._ensure_active()
@@ -118,7 +112,7 @@ class Browsers:
                     raise
                 continue
             browser.sessions.add(session)
-            self._latest_url, self._latest_network = start_url, options.network
+            self._preload.opened(start_url, options)
             return session, browser
         raise AssertionError("unreachable")
 
@@ -246,7 +240,7 @@ class Browsers:
         for session in [s for s in browser.warm if s.state is not SessionState.OPEN]:
             browser.warm.remove(session)
             self._background.spawn(session.aclose())
-        ready = [s for s in browser.warm if _loaded_for(s, start_url, options)]
+        ready = [s for s in browser.warm if loaded_for(s, start_url, options)]
         ready = ready or [s for s in browser.warm if s.preloaded is None]
         if not ready:
             return None
@@ -268,19 +262,8 @@ class Browsers:
         """Top the warm pool up in the background. The worker calls this once a create has
         its first observation, not when it takes the warm context: a refill running during
         the start page's load competes with it for the browser and eats what it saved."""
-        url, self._latest_url = self._latest_url, None
-        if url is not None:
-            # Load ahead a start URL that two episodes in a row opened (a task's many
-            # episodes), keep it while episodes come to it, and stop at another one: pages
-            # loaded for URLs that no episode asks for would only cost CPU.
-            repeated = url == self._previous_url or url == self._preload_url
-            self._previous_url = url
-            wanted = url if repeated else None
-            if wanted != self._preload_url:
-                self._preload_url = wanted
-                self._drop_stale(wanted)
-            if wanted is not None:
-                self._preload_network = self._latest_network
+        if self._preload.refilling():  # another start URL to load ahead (preload.py)
+            self._drop_stale(self._preload.wanted_url)
         self._schedule_refill()
 
     def _drop_stale(self, url: str | None) -> None:
@@ -319,30 +302,30 @@ class Browsers:
                     return
                 browser.contexts += 1
                 self.counts["contexts_created"] += 1
-            if not await self._preload(session):
+            if not await self._ready(session):
                 return  # closed; the next refill tries again (blank, if the start page failed)
             if browser is self._active:
                 browser.warm.append(session)
             else:  # retired while we were creating it
                 await session.aclose()
 
-    async def _preload(self, session: BrowserSession) -> bool:
+    async def _ready(self, session: BrowserSession) -> bool:
         """Load the latest start URL in a warm page, and observe it once (a blank page too:
         its first screenshot readies the renderer). False (the session closed) when the page
         did not load or answered an HTTP error: it is not used, and that URL not loaded
         again."""
-        target = self._to_preload()
-        url = None if target is None else target[0]
+        target = self._preload_target()
+        url = None if target is None else target.url
         try:
             if target is not None:
                 # checked as the episodes' own start page: under their allowed origins
-                session.adopt(dataclasses.replace(session.options, network=target[1]))
-                await session.goto(target[0])
+                session.adopt(dataclasses.replace(session.options, network=target.network))
+                await session.goto(target.url)
             await session.observe(_WARM_UP)
         except WebdojoError as exc:
             _log.info("could not ready a warm page at %s (%s)", url or "about:blank", exc)
             if url is not None:
-                self._preload_failed.add(url)
+                self._preload.failed(url)
                 self.counts["preload_failures"] += 1
             with contextlib.suppress(WebdojoError):
                 await session.aclose()
@@ -352,49 +335,25 @@ class Browsers:
             self.counts["preloads"] += 1
         return True
 
-    def _to_preload(self) -> tuple[str, NetworkPolicy] | None:
-        """The start URL a warm page loads ahead, with the network policy of the episodes
-        that open it; None for a blank page."""
-        url, network = self._preload_url, self._preload_network
-        if (
-            not self._config.warm_preload
-            or url is None
-            or url in self._preload_failed
-            or network is None
-            or not self._fits_warm(network)
-            or not self._preload_room()
-        ):
-            return None
-        return url, network
-
-    def _fits_warm(self, network: NetworkPolicy) -> bool:
-        """Whether episodes under ``network`` take warm contexts (it differs from the warm
-        options' at most in its allowed origins): only then is preloading for them useful."""
-        warm = self._config.warm_options
-        return dataclasses.replace(warm, network=network).context_key() == warm.context_key()
+    def _preload_target(self) -> Preload | None:
+        active = self._active
+        return self._preload.target(active.warm if active else [])
 
     def _blank_to_load(self, browser: ManagedBrowser) -> BrowserSession | None:
         """A full pool's blank page to load the start URL in, taken out of the pool meanwhile.
         The start URL may become wanted while a refill is already filling the pool with blank
         pages; without this the pool would stay blank until the next refill."""
-        target = self._to_preload()  # the same test as the load's: else it would never end
+        target = self._preload_target()  # the same test as the load's: else it'd never end
         if (
             len(browser.warm) < self._config.warm_contexts
             or target is None
-            or any(s.preloaded == target[0] for s in browser.warm)
+            or any(s.preloaded == target.url for s in browser.warm)
         ):
             return None
         blank = next((s for s in browser.warm if s.preloaded is None), None)
         if blank is not None:
             browser.warm.remove(blank)
         return blank
-
-    def _preload_room(self) -> bool:
-        """Whether another warm page may be preloaded: a pool of two or more keeps one blank,
-        so that an episode at another start URL still gets a warm context."""
-        active, size = self._active, self._config.warm_contexts
-        preloaded = sum(s.preloaded is not None for s in active.warm) if active else 0
-        return size == 1 or preloaded < size - 1
 
     # --- reporting and shutdown -------------------------------------------------------------
 
@@ -437,13 +396,3 @@ class Browsers:
             self._active = None
         for browser in browsers:
             await self._close(browser)
-
-
-def _loaded_for(session: BrowserSession, start_url: str | None, options: SessionOptions) -> bool:
-    """A warm page preloaded at exactly this start URL under exactly this network policy: one
-    loaded with other allowed origins may hold what the episode's policy would refuse."""
-    return (
-        session.preloaded is not None
-        and session.preloaded == start_url
-        and session.options.network == options.network
-    )

@@ -11,13 +11,13 @@ halves. Measured on this machine (best of 15, an observation with a 80 KB screen
 screenshot only 21 us per round trip (msgpack + validate 13 us, JSON with base64 127-265 us);
 with 60 elements 0.25 ms (default pickling 0.46-0.56 ms, msgpack + validate 0.28-0.47 ms).
 Either way it is under 1% of a step. Errors do not travel as pickled exceptions: they travel
-as their ``to_dict`` and are rebuilt from their stable code, so that a class that does not
-pickle cannot break the channel.
+as their ``info()`` and are rebuilt from their stable code (``errors.from_info``), so that a
+class that does not pickle cannot break the channel.
 
 Frames: a 4-byte big-endian length, then the pickle.
 
 * request  ``(request_id, method, args)``
-* response ``(request_id, True, result)`` or ``(request_id, False, error_dict)``
+* response ``(request_id, True, result)`` or ``(request_id, False, error_info)``
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from webdojo.errors import InternalError, WebdojoError, error_of
+from webdojo.errors import ErrorInfo, InternalError, WebdojoError, from_info
 
 _HEADER = struct.Struct("!I")
 MAX_FRAME_BYTES = 256 * 2**20  # a screenshot is < 1 MB; anything near this is corruption
@@ -77,14 +77,11 @@ def write_frame(writer: asyncio.StreamWriter, message: Any) -> None:
     writer.writelines([_HEADER.pack(len(data)), data])  # no copy of the payload
 
 
-def error_to_wire(exc: BaseException) -> dict[str, Any]:
+def error_to_wire(exc: BaseException) -> ErrorInfo:
+    """An error as it crosses the channel; ``errors.from_info`` makes it an exception again."""
     if not isinstance(exc, WebdojoError):
         exc = InternalError(f"{type(exc).__name__}: {exc}")
-    return exc.to_dict()
-
-
-def error_from_wire(data: dict[str, Any]) -> WebdojoError:
-    return error_of(str(data.get("code")), str(data.get("message", "")), data.get("details"))
+    return exc.info()
 
 
 class RpcClient:
@@ -144,7 +141,7 @@ class RpcClient:
                 if ok:
                     future.set_result(payload)
                 else:
-                    future.set_exception(error_from_wire(payload))
+                    future.set_exception(from_info(payload))
         except ChannelClosed as exc:
             self._shut(f"the worker closed the channel ({exc})")
         except Exception as exc:  # a frame that does not unpickle: the stream is unusable

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import webdojo
-from webdojo.errors import InfraError, WebdojoError
+from webdojo.errors import InfraError, WebdojoError, from_info
 from webdojo.server.worker import ipc
 from webdojo.server.worker.config import WorkerConfig
 from webdojo.server.worker.handle import WorkerGone, WorkerHandle, WorkerTimeout
@@ -104,7 +104,7 @@ class WorkerProcess(WorkerHandle):
         await self._writer.drain()
         _, ok, payload = await ipc.read_frame(reader)
         if not ok:
-            raise ipc.error_from_wire(payload)
+            raise from_info(payload)
         self._rpc = ipc.RpcClient(reader, self._writer, on_close=self._channel_closed)
         self.state = ProcessState.READY
 

@@ -3,7 +3,7 @@
 The server answers in the media type the request's ``Accept`` header prefers: msgpack for
 ``application/msgpack`` (or ``application/x-msgpack``), JSON otherwise, so curl and OpenAPI
 users see plain JSON and need nothing else. Requests are always JSON (a few hundred bytes).
-Errors are always JSON (see ``http_errors``).
+Errors are always JSON (see ``server/api/http_errors.py``).
 
 Why ``HttpEnv`` asks for msgpack by default: the note below, with the figures of
 ``webdojo.bench.transport_bench``.

@@ -8,7 +8,7 @@ the ``fault`` (agent / env / infra / config) and whether a retry may succeed. St
 422 invalid action or request, 404 unknown session, 409 state error (step after done, wrong
 step index), 429 overloaded (with Retry-After), 502/503 infrastructure faults.
 
-Requests are read as JSON in pydantic's strict mode (``request_body.py``): ``"marks": 0`` is not
+Requests are read as JSON in pydantic's strict mode (``server/api/request_body.py``): ``"marks": 0`` is not
 a boolean and ``"step_index": "0"`` not an integer. Rules between fields ("exactly one of
 action or text") are in the published schema too (``oneOf``), so that what the spec calls valid
 is what the server accepts; the fields such a rule is about take no ``null`` on the wire (leave
@@ -35,6 +35,7 @@ from webdojo.actions import Action
 from webdojo.observation import ErrorInfo, FinalState, Observation, ObservationOptions
 from webdojo.parsing.types import ParseFormat
 from webdojo.tasks.schema import Task
+from webdojo.tasks.verify import VerifyResult
 
 API_VERSION = "v1"
 MAX_BODY_BYTES = 1_000_000  # a step request is a few KB; anything near this is abuse
@@ -173,7 +174,7 @@ class StepInfo(_Wire):
     parse_error: ErrorInfo | None = None  # text that could not be parsed (nothing was done)
     answer: str | None = None  # set when the action was stop
     final_state: FinalState | None = None  # captured when done, for client-side verifiers
-    verifier: dict[str, Any] | None = None  # {"passed", "reasons"} when created from a task id
+    verifier: VerifyResult | None = None  # when created from a task id
     # why done: "stop" | "step_cap" (the task's max_steps) | "done" (the page said its episode
     # was over: Observation.page_done) | "fault" (the page crashed or
     # the session was lost: no final state, no verdict; never score it)
@@ -198,7 +199,7 @@ class FinalStateRequest(_Wire):
 
 class FinalStateResponse(_Wire):
     final_state: FinalState
-    verifier: dict[str, Any] | None = None  # {"passed", "reasons"} when created from a task id
+    verifier: VerifyResult | None = None  # when created from a task id
 
 
 class ErrorBody(_Wire):

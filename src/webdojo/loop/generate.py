@@ -12,8 +12,8 @@ from typing import Any
 
 import torch
 
+from webdojo.loop.policy_server import Completion, Generate, Sampling
 from webdojo.training.encoding import encode_prompt
-from webdojo.training.policy_server import Completion, Generate, Sampling
 from webdojo.training.tiny_models import ModelBundle
 
 
