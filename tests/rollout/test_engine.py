@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from rollout_helpers import RecordingEnv, RecordingPolicy, short_tasks, specs_for
 
+from webdojo.bench.simulated import LatencyModel, SimulatedVLMPolicy
 from webdojo.policies import ScriptedPolicy
 from webdojo.rollout.engine import AsyncEngine, EngineConfig
-from webdojo.rollout.simulated import LatencyModel, SimulatedVLMPolicy
 from webdojo.store.run_reader import read_episodes
 from webdojo.store.run_store import RunStore
 

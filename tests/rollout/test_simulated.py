@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from webdojo.rollout.engine import AsyncEngine, EngineConfig
-from webdojo.rollout.simulated import (
+from webdojo.bench.simulated import (
     HORIZON_MEANS,
     HorizonModel,
     LatencyModel,
@@ -18,6 +17,7 @@ from webdojo.rollout.simulated import (
     make_plan,
     sample_workload,
 )
+from webdojo.rollout.engine import AsyncEngine, EngineConfig
 from webdojo.store.run_store import RunStore
 from webdojo.tasks.schema import STEP_CAPS
 

@@ -1,6 +1,6 @@
 """``webdojo bench rollout``: the rollout system against its baselines, in one run.
 
-On one workload of simulated-VLM episodes (``webdojo.rollout.simulated``: seeded, VLM-like
+On one workload of simulated-VLM episodes (``webdojo.bench.simulated``: seeded, VLM-like
 latency, WebGym's horizons and 25:5:1 difficulty mix, real browsers on the built-in sites) it
 compares
 
@@ -52,12 +52,12 @@ from webdojo.bench.rollout_legs import (
     step_latency,
 )
 from webdojo.bench.rollout_result import RolloutBenchConfig, RolloutBenchResult
+from webdojo.bench.simulated import SimulatedVLMPolicy, sample_workload
 from webdojo.bench.static import StaticServer
 from webdojo.browser.host import BrowserHost
 from webdojo.rollout.engine import AsyncEngine, EngineConfig
 from webdojo.rollout.env_client import EnvClient, InProcessEnv
 from webdojo.rollout.episode import EpisodeSpec
-from webdojo.rollout.simulated import SimulatedVLMPolicy, sample_workload
 from webdojo.rollout.sync_engine import SyncConfig, SyncEngine
 from webdojo.sites.server import SiteServer
 from webdojo.store.run_store import RunStore

@@ -11,8 +11,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from webdojo.bench.rollout_legs import RolloutLeg, Saturation
+from webdojo.bench.simulated import LatencyModel
 from webdojo.errors import ConfigError
-from webdojo.rollout.simulated import LatencyModel
 
 TARGETS = {
     "async_over_sync": 4.0,  # env steps/s over the whole async run, tail included
@@ -29,7 +29,7 @@ class RolloutBenchConfig:
     policy_calls: int | None = None  # concurrent model calls (None: one per episode in flight)
     env_calls: int = 4  # concurrent env operations: 2 cores saturate at about 4 sessions
     sync_batches: int | None = 1  # batches the sync baseline runs (None: the whole workload)
-    latency_median_s: float = 2.0  # simulated VLM call (see webdojo.rollout.simulated)
+    latency_median_s: float = 2.0  # simulated VLM call (see webdojo.bench.simulated)
     latency_sigma: float = 0.6
     seed: int = 0
     saturation_sessions: int = 8  # busy sessions for the raw / server throughput legs

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 from playwright.async_api import CDPSession
 from playwright.async_api import Error as PlaywrightError
@@ -45,6 +47,9 @@ from webdojo.actions import (
 )
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.tabs import TabSet, TabState
+from webdojo.errors import ActionTimeout, BrowserClosed, EnvError, NavigationTimeout
+
+T = TypeVar("T")
 
 ATTACH_S = 0.15  # the page's CDP session, attached in the background when the tab opened
 PROBE_S = 0.15  # how long a page may take to evaluate "1" before it counts as hung
@@ -132,3 +137,44 @@ async def cut_off(tabs: TabSet, tab: TabState) -> str | None:
         return "the page was busy in JavaScript; its script was stopped"
     tabs.drop(tab)  # closed in the background: the session opens a blank tab next
     return "the page does not respond; its tab was closed"
+
+
+class OperationBound:
+    """Runs one whole session operation under its deadline; after a timeout, cuts off the
+    page if it stopped answering, and says so in the error. ``deadlines`` is the session's
+    set of operations under way (``tabs.expire`` ends them all when the browser dies)."""
+
+    def __init__(
+        self, tabs: TabSet, connected: Callable[[], bool], deadlines: set[asyncio.Timeout]
+    ) -> None:
+        self._tabs = tabs
+        self._connected = connected
+        self._deadlines = deadlines
+
+    async def __call__(
+        self,
+        what: str,
+        seconds: float,
+        work: Awaitable[T],
+        timeout_error: type[EnvError] = ActionTimeout,
+    ) -> T:
+        try:
+            async with asyncio.timeout(seconds + SLACK_S) as deadline:
+                self._deadlines.add(deadline)
+                try:
+                    return await work
+                finally:
+                    self._deadlines.discard(deadline)
+        except TimeoutError as exc:
+            if not self._connected():  # its death expired the deadline
+                raise BrowserClosed(f"the browser is gone ({what})") from exc
+            message = f"{what} did not finish within {seconds:g} s"
+            error: EnvError = timeout_error(message, seconds=seconds)
+            cause: BaseException = exc
+        except (ActionTimeout, NavigationTimeout) as exc:
+            error, cause = exc, exc
+        tabs = self._tabs
+        done = await cut_off(tabs, tabs.current) if tabs.has_current() else None
+        if done is not None:
+            error = type(error)(f"{error.message}; {done}", **error.details)
+        raise error from cause

@@ -15,29 +15,27 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import re
 import time
-from collections.abc import Awaitable
 from enum import StrEnum
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from playwright.async_api import BrowserContext, Page, Response
+from playwright.async_api import BrowserContext, Page
 
 from webdojo.actions import Action, ActionContext, GoBack, GoForward, Goto, Stop, check_action
 from webdojo.browser.dom import ACT_JS
 from webdojo.browser.executor import Executor
 from webdojo.browser.guard import Guard
 from webdojo.browser.hung import (
-    SLACK_S,
+    OperationBound,
     action_deadline,
-    cut_off,
     observe_deadline,
     step_deadline,
 )
 from webdojo.browser.netguard import NetGuard
 from webdojo.browser.observe import capture, error_info
 from webdojo.browser.options import SessionOptions
+from webdojo.browser.start_page import check_status, unreachable
 from webdojo.browser.tabs import TabSet, expire
 from webdojo.browser.windows import WindowCap
 from webdojo.errors import (
@@ -49,22 +47,11 @@ from webdojo.errors import (
     EnvError,
     NavigationTimeout,
     PageCrashed,
-    SiteUnreachable,
-    StartPageFailed,
     StateError,
     TabLimitReached,
     WebdojoError,
 )
 from webdojo.observation import FinalState, Observation, ObservationOptions, Tab
-
-# Chromium's net errors that mean the website or the network is unreachable (not a bad page).
-# SOCKS_CONNECTION_FAILED: the policy's proxy could not resolve or connect to the site (a
-# refusal by the policy itself has become NetworkBlocked before this is read).
-_NETWORK_ERROR = re.compile(
-    r"net::ERR_(NAME_NOT_RESOLVED|NAME_RESOLUTION_FAILED|CONNECTION_\w+|ADDRESS_\w+|"
-    r"INTERNET_DISCONNECTED|NETWORK_\w+|TIMED_OUT|PROXY_\w+|TUNNEL_\w+|SSL_\w+|CERT_\w+|"
-    r"EMPTY_RESPONSE|SOCKET_NOT_CONNECTED|SOCKS_CONNECTION_FAILED)"
-)
 
 if TYPE_CHECKING:
     from webdojo.browser.downloads import DownloadRoot, SessionDownloads
@@ -102,9 +89,10 @@ class BrowserSession:
         self._closed = False
         self._tabs = TabSet(context, options.max_tabs)
         self._windows = WindowCap(self._tabs, host.windows)  # closes windows past max_tabs
-        # every operation under way: whole ones (_bounded) and the guarded calls within them
+        # every operation under way: whole ones (OperationBound) and the guarded calls within
         self._deadlines: set[asyncio.Timeout] = set()
         self._guard = Guard(self._tabs, host.is_connected, self._deadlines)
+        self._bounded = OperationBound(self._tabs, host.is_connected, self._deadlines)
         self._executor = Executor(self._tabs, self._guard, options, netguard)
         self._element_ids: frozenset[int] | None = None
         self.replayer: Replayer | None = None  # set when the session replays an archive
@@ -213,11 +201,11 @@ class BrowserSession:
                 f"opening {url}", lambda ms: page.goto(url, wait_until="load", timeout=ms)
             )
         except ActionFailed as exc:
-            network = _NETWORK_ERROR.search(str(exc))
-            if network is None:
+            down = unreachable(url, exc)
+            if down is None:
                 raise
-            raise SiteUnreachable(f"{url} cannot be reached ({network.group(0)})") from exc
-        _check_status(url, response)
+            raise down from exc
+        check_status(url, response)
 
     async def execute(self, action: Action) -> None:
         """Validate and perform one action. ``stop`` does nothing (the env layer ends the
@@ -330,35 +318,6 @@ class BrowserSession:
         """The browser died: end every operation under way now, with ``BrowserClosed``."""
         expire(self._deadlines)
 
-    async def _bounded(
-        self,
-        what: str,
-        seconds: float,
-        work: Awaitable[T],
-        timeout_error: type[EnvError] = ActionTimeout,
-    ) -> T:
-        """Run one whole operation under its deadline (hung.py); after a timeout, cut off the
-        page if it stopped answering, and say so in the error."""
-        try:
-            async with asyncio.timeout(seconds + SLACK_S) as deadline:
-                self._deadlines.add(deadline)
-                try:
-                    return await work
-                finally:
-                    self._deadlines.discard(deadline)
-        except TimeoutError as exc:
-            if not self._host.is_connected():  # its death expired the deadline
-                raise BrowserClosed(f"the browser is gone ({what})") from exc
-            message = f"{what} did not finish within {seconds:g} s"
-            error: EnvError = timeout_error(message, seconds=seconds)
-            cause: BaseException = exc
-        except (ActionTimeout, NavigationTimeout) as exc:
-            error, cause = exc, exc
-        done = await cut_off(self._tabs, self._tabs.current) if self._tabs.has_current() else None
-        if done is not None:
-            error = type(error)(f"{error.message}; {done}", **error.details)
-        raise error from cause
-
     # --- the end of an episode ------------------------------------------------------------
 
     async def final_state(self, answer: str | None) -> FinalState:
@@ -414,19 +373,6 @@ class BrowserSession:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
-
-
-def _check_status(url: str, response: Response | None) -> None:
-    """A start page that answers an HTTP error is the environment's fault, not the agent's:
-    an episode there would be scored 0 for a site that is down. ``about:blank``, ``data:``
-    and ``file:`` pages have no response."""
-    if response is not None and response.status >= 400:
-        status = response.status
-        raise StartPageFailed(
-            f"the start page {url} answered HTTP {status} {response.status_text}".rstrip(),
-            url=url,
-            status=status,
-        )
 
 
 def _download_caps(options: SessionOptions) -> tuple[int, int]:

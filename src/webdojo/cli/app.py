@@ -277,23 +277,23 @@ def serve(
     ] = 256,
 ) -> None:
     """Serve browser sessions over HTTP (OpenAPI at /openapi.json, metrics at /metrics)."""
+    from webdojo.server.serve import ServeOptions
     from webdojo.server.serve import serve as run_server
 
     try:
-        replayed = _checked_archive(archive)
-        run_server(
-            host,
-            port,
-            workers,
-            max_sessions,
-            token,
-            ray,
-            tasks,
+        options = ServeOptions(
+            host=host,
+            port=port,
+            workers=workers,
+            max_sessions=max_sessions,
+            token=token,
+            ray_address=ray,
+            tasks=tasks,
             idle_ttl_s=idle_ttl,
             action_timeout_s=action_timeout,
             navigation_timeout_s=navigation_timeout,
             log_level=log_level,
-            archive=replayed,
+            archive=_checked_archive(archive),
             network=_network(allow_host, deny_host, network_policy),
             spare_browser=spare_browser,
             warm_preload=warm_preload,
@@ -305,6 +305,7 @@ def serve(
             read_timeout_s=read_timeout,
             max_connections_per_client=max_connections_per_client,
         )
+        run_server(options)
     except WebdojoError as exc:
         raise _fail(exc) from exc
 

@@ -83,69 +83,81 @@ def checked_retirement(max_worker_sessions: int, workers: int, ray_address: str 
     return max_worker_sessions
 
 
-def serve(
-    host: str = DEFAULT_HOST,
-    port: int = DEFAULT_PORT,
-    workers: int = 0,
-    max_sessions: int = 64,
-    token: str | None = None,
-    ray_address: str | None = None,
-    tasks: str = "builtin",
-    *,
-    idle_ttl_s: float = 300.0,
-    action_timeout_s: float = 10.0,
-    navigation_timeout_s: float = 15.0,
-    log_level: str = "warning",
-    pool_options: dict[str, Any] | None = None,
-    archive: str | None = None,
-    network: NetworkPolicy | None = None,
-    spare_browser: bool = False,
-    warm_preload: bool = True,
-    max_download_mb: float = 50.0,
-    max_downloads: int = 20,
-    max_worker_sessions: int | None = None,
-    wiki: str | None = None,
-    openenv: bool = False,
-    read_timeout_s: float = 10.0,
-    max_connections_per_client: int = 256,
-) -> None:
-    """Serve until interrupted (Ctrl-C / SIGTERM close every session and the pool).
-    ``spare_browser``: each worker keeps a browser launched ahead; ``warm_preload``: warm
-    pages load the latest start page ahead (both ``WorkerConfig``).
-    ``max_worker_sessions``: each worker is replaced after that many sessions (0: never;
-    None: the pool's default, ``DEFAULT_MAX_WORKER_SESSIONS``). ``wiki``: see
-    ``served_tasks``. ``openenv``: also OpenEnv's WebSocket protocol at ``/ws``.
+@dataclasses.dataclass(frozen=True)
+class ServeOptions:
+    """What ``webdojo serve`` runs with (its flags). ``spare_browser``: each worker keeps a
+    browser launched ahead; ``warm_preload``: warm pages load the latest start page ahead
+    (both ``WorkerConfig``). ``max_worker_sessions``: each worker is replaced after that many
+    sessions (0: never; None: the pool's default, ``DEFAULT_MAX_WORKER_SESSIONS``). ``wiki``:
+    see ``served_tasks``. ``openenv``: also OpenEnv's WebSocket protocol at ``/ws``.
     ``read_timeout_s``, ``max_connections_per_client``: the bounds on stalled and crowding
     clients (``api/connections.py``)."""
-    check_exposure(host, token)
-    connections = ConnectionLimits(read_timeout_s, max_connections_per_client)
-    with contextlib.ExitStack() as stack:  # the wiki's server, if any, until we stop
-        task_set, own_origins = served_tasks(tasks, wiki, stack)
-        session = SessionOptions(
-            action_timeout_s=action_timeout_s,
-            navigation_timeout_s=navigation_timeout_s,
-            archive=archive,  # every session replays it: no request reaches the network
-            network=network or NetworkPolicy(),
-            max_download_mb=max_download_mb,  # per session, in its own temp directory
-            max_downloads=max_downloads,
+
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    workers: int = 0
+    max_sessions: int = 64
+    token: str | None = None
+    ray_address: str | None = None
+    tasks: str = "builtin"
+    idle_ttl_s: float = 300.0
+    action_timeout_s: float = 10.0
+    navigation_timeout_s: float = 15.0
+    log_level: str = "warning"
+    pool_options: dict[str, Any] | None = None  # to the pool as they are (build_pool)
+    archive: str | None = None  # every session replays it: no request reaches the network
+    network: NetworkPolicy | None = None
+    spare_browser: bool = False
+    warm_preload: bool = True
+    max_download_mb: float = 50.0  # per session, in its own temp directory
+    max_downloads: int = 20
+    max_worker_sessions: int | None = None
+    wiki: str | None = None
+    openenv: bool = False
+    read_timeout_s: float = 10.0
+    max_connections_per_client: int = 256
+
+    def session(self) -> SessionOptions:
+        return SessionOptions(
+            action_timeout_s=self.action_timeout_s,
+            navigation_timeout_s=self.navigation_timeout_s,
+            archive=self.archive,
+            network=self.network or NetworkPolicy(),
+            max_download_mb=self.max_download_mb,
+            max_downloads=self.max_downloads,
         )
-        settings = ServerSettings(
-            max_sessions=max_sessions,
-            idle_ttl_s=idle_ttl_s,
-            token=token,
-            session=session.allowing(*own_origins),
-            openenv=openenv,
-        )
+
+    def pool(self) -> Pool:
         options = _pool_options(
-            pool_options, workers, ray_address, spare_browser, max_worker_sessions, warm_preload
+            self.pool_options,
+            self.workers,
+            self.ray_address,
+            self.spare_browser,
+            self.max_worker_sessions,
+            self.warm_preload,
         )
-        pool = build_pool(workers, ray_address, **options)
-        app = create_app(pool, task_set, settings)
-        sock = bind_tcp(host, port)
+        return build_pool(self.workers, self.ray_address, **options)
+
+
+def serve(options: ServeOptions) -> None:
+    """Serve until interrupted (Ctrl-C / SIGTERM close every session and the pool)."""
+    check_exposure(options.host, options.token)
+    connections = ConnectionLimits(options.read_timeout_s, options.max_connections_per_client)
+    with contextlib.ExitStack() as stack:  # the wiki's server, if any, until we stop
+        task_set, own_origins = served_tasks(options.tasks, options.wiki, stack)
+        settings = ServerSettings(
+            max_sessions=options.max_sessions,
+            idle_ttl_s=options.idle_ttl_s,
+            token=options.token,
+            session=options.session().allowing(*own_origins),
+            openenv=options.openenv,
+        )
+        app = create_app(options.pool(), task_set, settings)
+        sock = bind_tcp(options.host, options.port)
         raise_open_file_limit()  # sockets, and the browsers' files, past a 1,024 default
         http = guarded_http(connections)
         print(f"listening on {url_of(sock)}", flush=True)
-        run_blocking(make_server(app, log_level, **(fast_io() | {"http": http})), sock)
+        run_blocking(make_server(app, options.log_level, **(fast_io() | {"http": http})), sock)
 
 
 def _pool_options(
