@@ -18,12 +18,14 @@ from webdojo.errors import WebdojoError
 from webdojo.server.api import request_body
 from webdojo.server.api.app import create_app
 from webdojo.server.pool.inline import InlinePool
+from webdojo.tasks.episode_rules import EndReason
 from webdojo.tasks.loader import TaskSet, load_spec
 from webdojo.wire.protocol import (
     MAX_LISTED_TASKS,
     CreateSessionRequest,
     FinalStateRequest,
     ObserveRequest,
+    StepInfo,
     StepRequest,
 )
 
@@ -134,3 +136,19 @@ def test_every_body_valid_by_the_spec_is_read_by_the_server(
             assert case.body["task_id"] in tasks
 
     run()
+
+
+def test_the_end_reason_is_one_type_spelled_as_version_1_spells_it(spec: dict[str, Any]) -> None:
+    """``done_reason`` is ``EndReason`` in Python, as in records; on the wire "stopped" keeps
+    its version-1 spelling "stop", and the spec lists exactly the spellings sent."""
+    info = StepInfo(done_reason=EndReason.STOPPED, action={"type": "stop", "answer": "42"})
+    wire = info.model_dump(mode="json")
+    assert wire["done_reason"] == "stop" and wire["action"]["type"] == "stop"
+    back = StepInfo.model_validate_json(info.model_dump_json())
+    assert back.done_reason is EndReason.STOPPED and back.action == info.action
+    schema = spec["components"]["schemas"]["StepInfo"]["properties"]["done_reason"]
+    assert json.dumps(schema).count('"stop"') == 1
+    for reason in EndReason:
+        sent = StepInfo(done_reason=reason).model_dump(mode="json")["done_reason"]
+        assert spec_accepts(spec, "StepInfo", {"done_reason": sent})
+    assert not spec_accepts(spec, "StepInfo", {"done_reason": "stopped"})

@@ -26,6 +26,7 @@ from webdojo.rollout.episode import EpisodeSpec, run_episode
 from webdojo.rollout.http_env import HttpEnv, HttpSession
 from webdojo.server.child_process import ServerProcess
 from webdojo.store.run_store import RunStore
+from webdojo.tasks.episode_rules import EndReason
 from webdojo.tasks.loader import TaskSet
 from webdojo.tasks.schema import Task
 
@@ -83,7 +84,7 @@ async def test_full_episode_through_the_server_process(
     assert record.outcome == "stopped", record
     assert record.success is True, record.verifier
     last = env.sessions[0].last
-    assert last is not None and last.done and last.info.done_reason == "stop"
+    assert last is not None and last.done and last.info.done_reason is EndReason.STOPPED
     assert last.info.verifier is not None and last.info.verifier.passed is True
     assert env.sessions[0].max_steps == task.max_steps
 

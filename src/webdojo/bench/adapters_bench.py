@@ -108,8 +108,14 @@ class AdaptersBenchResult:
             floor = (
                 f"{_text(self.ratio(leg, FLOORS[leg]))} of {FLOORS[leg]}" if leg in FLOORS else ""
             )
-            table.add_row(leg, _text(self.p50(leg)), _text(_p90(times or [])), ratio, floor,
-                          str(len(times)) if times else "not run")  # fmt: skip
+            table.add_row(
+                leg,
+                _text(self.p50(leg)),
+                _text(_p90(times or [])),
+                ratio,
+                floor,
+                str(len(times)) if times else "not run",
+            )
         return table
 
 

@@ -119,8 +119,16 @@ def volatile_score(index: Index, rules: RuleSet) -> VolatileScore:
             missed.append(_name(m))
     covered = len(MANIFEST) - len(missed)
     precision = (len(masked) - len(extra)) / len(masked) if masked else 0.0
-    return VolatileScore(precision, covered / len(MANIFEST), len(masked), covered,
-                         len(MANIFEST), by_source, missed, ["/".join(u) for u in extra])  # fmt: skip
+    return VolatileScore(
+        precision,
+        covered / len(MANIFEST),
+        len(masked),
+        covered,
+        len(MANIFEST),
+        by_source,
+        missed,
+        ["/".join(u) for u in extra],
+    )
 
 
 def _name(m: dict[str, str]) -> str:
@@ -191,9 +199,13 @@ async def live_loads(
 
 
 async def replay_mode(
-    archive: Archive, url: str, canary: VolatileSite, config: CacheBenchConfig,
-    deterministic: bool, live_lists: dict[str, Any],
-) -> ModeResult:  # fmt: skip
+    archive: Archive,
+    url: str,
+    canary: VolatileSite,
+    config: CacheBenchConfig,
+    deterministic: bool,
+    live_lists: dict[str, Any],
+) -> ModeResult:
     """``config.replays`` replays of ``url``, each in a fresh context."""
     mode = ModeResult(deterministic)
     host = await launch(_resolve(canary), deterministic)
@@ -246,8 +258,9 @@ async def run_cache_bench(
     with tempfile.TemporaryDirectory(prefix="webdojo-cache-bench-") as tmp:
         root = Path(work) if work is not None else Path(tmp)
         with VolatileSite() as site, VolatileSite() as canary:
-            report = await record_url(site.start_url, root / "site", config.visits,
-                                      _resolve(site), overwrite=True)  # fmt: skip
+            report = await record_url(
+                site.start_url, root / "site", config.visits, _resolve(site), overwrite=True
+            )
             say(f"recorded {report.meta.exchanges} exchanges in {config.visits} visits")
             learned = learn_step(root / "site")
             live_ms, live_lists = await live_loads(site, config.live_loads, config.done_timeout_s)
@@ -263,8 +276,16 @@ async def run_cache_bench(
         lookup = run_lookup_bench(root / "lookup", config.entries, config.probes)
         say(f"lookup archive of {config.entries:,} exchanges built in {lookup.build_s:.1f} s")
         result = CacheBenchResult(
-            config.replays, report.meta.exchanges, score, learned, modes[0], modes[1], lookup,
-            canary_hits, armed, live_ms,
-        )  # fmt: skip
+            config.replays,
+            report.meta.exchanges,
+            score,
+            learned,
+            modes[0],
+            modes[1],
+            lookup,
+            canary_hits,
+            armed,
+            live_ms,
+        )
         result.seconds = time.perf_counter() - started
         return result

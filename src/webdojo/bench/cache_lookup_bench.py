@@ -72,8 +72,12 @@ def _url(host: int, path: int, params: dict[str, str]) -> str:
 
 
 def _params(i: int) -> dict[str, str]:
-    return {"id": str(i), "_": str((_EPOCH_S + i) * 1000), "sid": f"s{i * 7919 % 10**9}",
-            "ref": "home"}  # fmt: skip
+    return {
+        "id": str(i),
+        "_": str((_EPOCH_S + i) * 1000),
+        "sid": f"s{i * 7919 % 10**9}",
+        "ref": "home",
+    }
 
 
 def _exchange(i: int) -> Exchange:
@@ -92,9 +96,15 @@ def _exchange(i: int) -> Exchange:
 def learned_rules() -> list[Rule]:
     """The rule that only level 2 applies: ``sid`` on every synthetic host."""
     return [
-        Rule(host="synthetic.test", where="query", name="sid", source="learned",
-             note="synthetic session id", evidence=("cache bench",))
-    ]  # fmt: skip
+        Rule(
+            host="synthetic.test",
+            where="query",
+            name="sid",
+            source="learned",
+            note="synthetic session id",
+            evidence=("cache bench",),
+        )
+    ]
 
 
 def build_archive(path: Path, n: int) -> float:

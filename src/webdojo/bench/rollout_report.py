@@ -21,24 +21,54 @@ def _pct(value: float | None) -> str:
 def rollout_bench_table(result: RolloutBenchResult) -> Group:
     """The report: rollouts, saturation, latency, queues, targets. CPU us: this process tree
     (Chromium, server and workers included) as a share of all cores; CPU all: the machine."""
-    parts: list[Any] = []
+    parts: list[Any] = [_rollout_table(result), _saturation_table(result)]
+    if result.latency_ms:
+        parts.append(_latency_table(result.latency_ms))
+    if result.queues:
+        parts.append(_queue_table(result.queues))
+    parts.append(_target_table(result))
+    return Group(*parts)
+
+
+def _rollout_table(result: RolloutBenchResult) -> Table:
     chromium = result.machine.get("chromium")
     title = "rollouts: simulated VLM workload" + (f", Chromium {chromium}" if chromium else "")
     roll = Table(title=title, title_justify="left")
     roll.add_column("leg", no_wrap=True)
-    for col in ("eps", "steps", "wall s", "steps/s", "p50 ms", "p90 ms", "CPU us", "CPU all",
-                "ok", "faults"):  # fmt: skip
+    for col in (
+        "eps",
+        "steps",
+        "wall s",
+        "steps/s",
+        "p50 ms",
+        "p90 ms",
+        "CPU us",
+        "CPU all",
+        "ok",
+        "faults",
+    ):
         roll.add_column(col, justify="right")
     for r in result.rollouts:
         roll.add_row(
-            r.name, str(r.episodes), str(r.steps), _f(r.wall_s), _f(r.steps_per_s),
-            _f(r.step_p50_ms, 0), _f(r.step_p90_ms, 0), _pct(r.cpu.get("tree_util")),
-            _pct(r.cpu.get("system_util")), _pct(r.success_rate), str(r.faults),
-        )  # fmt: skip
+            r.name,
+            str(r.episodes),
+            str(r.steps),
+            _f(r.wall_s),
+            _f(r.steps_per_s),
+            _f(r.step_p50_ms, 0),
+            _f(r.step_p90_ms, 0),
+            _pct(r.cpu.get("tree_util")),
+            _pct(r.cpu.get("system_util")),
+            _pct(r.success_rate),
+            str(r.faults),
+        )
     faults = [f"{r.name}: {r.fault_codes}" for r in result.rollouts if r.fault_codes]
     if faults:
         roll.caption = "faults (recorded, engine went on): " + "; ".join(faults)
-    parts.append(roll)
+    return roll
+
+
+def _saturation_table(result: RolloutBenchResult) -> Table:
     sat = Table(title="saturated click + screenshot", title_justify="left")
     sat.add_column("contender", no_wrap=True)
     for col in ("sessions", "steps/s", "% of raw", "p50 ms", "p90 ms", "CPU us", "CPU all"):
@@ -47,9 +77,15 @@ def rollout_bench_table(result: RolloutBenchResult) -> Group:
     for s in result.saturation:
         share = s.steps_per_s / raw.steps_per_s if raw and raw.steps_per_s else None
         sat.add_row(
-            s.name, str(s.sessions), _f(s.steps_per_s), _pct(share), _f(s.p50_ms, 0),
-            _f(s.p90_ms, 0), _pct(s.cpu.get("tree_util")), _pct(s.cpu.get("system_util")),
-        )  # fmt: skip
+            s.name,
+            str(s.sessions),
+            _f(s.steps_per_s),
+            _pct(share),
+            _f(s.p50_ms, 0),
+            _f(s.p90_ms, 0),
+            _pct(s.cpu.get("tree_util")),
+            _pct(s.cpu.get("system_util")),
+        )
     floors = [
         f"{leg} {ratio:.3f}"
         for leg in ("in-process", "server")
@@ -61,18 +97,16 @@ def rollout_bench_table(result: RolloutBenchResult) -> Group:
         "and finishes animations as Playwright's does, in fewer round trips)"
         + (f". Of raw CDP: {', '.join(floors)}" if floors else "")
     )
-    parts.append(sat)
-    if result.latency_ms:
-        lat = Table(title="step latency at low load (one session)", title_justify="left")
-        for col in ("env", "p50 ms", "p90 ms", "n"):
-            lat.add_column(col, justify="left" if col == "env" else "right")
-        for name, v in result.latency_ms.items():
-            lat.add_row(name, _f(v["p50"]), _f(v["p90"]), str(v["n"]))
-        parts.append(lat)
-    if result.queues:
-        parts.append(_queue_table(result.queues))
-    parts.append(_target_table(result))
-    return Group(*parts)
+    return sat
+
+
+def _latency_table(latency_ms: dict[str, dict[str, float | None]]) -> Table:
+    lat = Table(title="step latency at low load (one session)", title_justify="left")
+    for col in ("env", "p50 ms", "p90 ms", "n"):
+        lat.add_column(col, justify="left" if col == "env" else "right")
+    for name, v in latency_ms.items():
+        lat.add_row(name, _f(v["p50"]), _f(v["p90"]), str(v["n"]))
+    return lat
 
 
 def _queue_table(queues: dict[str, Any]) -> Table:
@@ -84,9 +118,12 @@ def _queue_table(queues: dict[str, Any]) -> Table:
     for mode in ("per_op", "fifo"):
         r = queues.get(mode) or {}
         table.add_row(
-            mode, _f(r.get("fast_step_p50_ms")), _f(r.get("fast_step_p90_ms")),
-            _f(r.get("fast_steps_per_s")), _f(r.get("slow_navigations_per_s")),
-        )  # fmt: skip
+            mode,
+            _f(r.get("fast_step_p50_ms")),
+            _f(r.get("fast_step_p90_ms")),
+            _f(r.get("fast_steps_per_s")),
+            _f(r.get("slow_navigations_per_s")),
+        )
     return table
 
 

@@ -261,12 +261,13 @@ async def run_soak(config: SoakConfig | None = None, log: Log | None = None) -> 
         tmp = Path(tmp_dir)
         scratch = tmp / "server-tmp"
         scratch.mkdir()
-        args = [
-            "--workers", str(config.workers),
-            "--max-sessions", str(max(64, config.sessions * 4)),
-            "--action-timeout", str(config.action_timeout_s),
-            "--navigation-timeout", str(config.navigation_timeout_s),
-        ]  # fmt: skip
+        flags = {
+            "--workers": config.workers,
+            "--max-sessions": max(64, config.sessions * 4),
+            "--action-timeout": config.action_timeout_s,
+            "--navigation-timeout": config.navigation_timeout_s,
+        }
+        args = [part for flag, value in flags.items() for part in (flag, str(value))]
         args += ["--spare-browser"] if config.spare_browser else []
         args += ["--max-worker-sessions", str(config.max_worker_sessions)]
         with FaultSite() as site:

@@ -282,12 +282,16 @@ def _growth_rows(result: SoakResult) -> list[tuple[str, str, str, bool | None]]:
     rss, peak = result.rss_growth_mb_per_h, result.rss_peak_growth_mb_per_h
     goal = f"< {GROWTH_TARGET_MB_PER_H}"
     rows: list[tuple[str, str, str, bool | None]] = [
-        (f"RSS growth (MB/h, {how})", str(rss), "" if retiring else goal,
-         None if retiring else _below(rss)),
+        (
+            f"RSS growth (MB/h, {how})",
+            str(rss),
+            "" if retiring else goal,
+            None if retiring else _below(rss),
+        ),
         ("  of its peaks (MB/h)", str(peak), goal, _below(peak)),
         ("  its trend (MB/h, median pairwise slope)", str(result.rss_trend_mb_per_h), "", None),
         ("open files growth (/h)", str(result.open_files_growth_per_h), "", None),
-    ]  # fmt: skip
+    ]
     python = [
         ("  of which server + workers: RSS (MB/h)", result.python_rss_growth_mb_per_h),
         ("    over the later half of the samples", result.python_rss_growth_late_mb_per_h),

@@ -34,8 +34,17 @@ def _module(name: str) -> list[str]:
 
 def import_command(raw: Path, out: Path) -> list[str]:
     """The import phase: WebGym rows in ``raw`` -> a task file ``out``, by the real importer."""
-    return [*_module("webdojo.cli"), "tasks", "import", str(raw), "--out", str(out),
-            "--format", "webgym", "--json"]  # fmt: skip
+    return [
+        *_module("webdojo.cli"),
+        "tasks",
+        "import",
+        str(raw),
+        "--out",
+        str(out),
+        "--format",
+        "webgym",
+        "--json",
+    ]
 
 
 @dataclass
@@ -68,8 +77,9 @@ class TasksBenchResult:
 
     @property
     def within_target(self) -> bool:
-        return all(p.ok and p.seconds < TARGET_S and p.peak_mb < TARGET_MB
-                   for p in self.phases.values())  # fmt: skip
+        return all(
+            p.ok and p.seconds < TARGET_S and p.peak_mb < TARGET_MB for p in self.phases.values()
+        )
 
 
 def run_phase(name: str, argv: list[str], log_dir: Path) -> PhaseResult:
@@ -140,9 +150,11 @@ def run_tasks_bench(
             phase = run_phase(name, argv, work)
             result.phases[name] = phase
             if log:
-                log(f"{name}: {phase.seconds:.1f} s ({phase.cpu_s:.1f} s CPU), "
+                log(
+                    f"{name}: {phase.seconds:.1f} s ({phase.cpu_s:.1f} s CPU), "
                     f"peak {phase.peak_mb:.0f} MB"
-                    + ("" if phase.ok else f" FAILED:\n{phase.output_tail}"))  # fmt: skip
+                    + ("" if phase.ok else f" FAILED:\n{phase.output_tail}")
+                )
             if not phase.ok:
                 break
         return result
@@ -152,14 +164,19 @@ def tasks_bench_table(result: TasksBenchResult) -> Any:
     from rich.table import Table
 
     table = Table(title=f"Task-set commands on {result.n:,} tasks", title_justify="left")
-    for col, justify in (("phase", "left"), ("time", "right"), ("CPU time", "right"),
-                         ("peak memory", "right"),
-                         ("within 30 s / 2 GB", "left")):  # fmt: skip
+    for col, justify in (
+        ("phase", "left"),
+        ("time", "right"),
+        ("CPU time", "right"),
+        ("peak memory", "right"),
+        ("within 30 s / 2 GB", "left"),
+    ):
         table.add_column(col, justify=justify)  # type: ignore[arg-type]
     for name, p in result.phases.items():
         label = name
         fits = p.ok and p.seconds < TARGET_S and p.peak_mb < TARGET_MB
         status = "yes" if fits else ("[red]failed[/red]" if not p.ok else "[red]no[/red]")
-        table.add_row(label, f"{p.seconds:.1f} s", f"{p.cpu_s:.1f} s", f"{p.peak_mb:,.0f} MB",
-                      status)  # fmt: skip
+        table.add_row(
+            label, f"{p.seconds:.1f} s", f"{p.cpu_s:.1f} s", f"{p.peak_mb:,.0f} MB", status
+        )
     return table

@@ -28,9 +28,25 @@ DIFFICULTY_WEIGHTS = [30, 28, 22, 7, 5, 3, 2, 1.5, 1, 0.5]
 SUFFIXES = ["com", "com", "com", "org", "net", "co.uk", "de", "com.au", "io", "github.io"]
 PREFIXES = ["www.", "www.", "", "shop.", "en.", "m."]
 VERBS = ["Find", "Look up", "Compare", "List", "Check", "Search for", "Locate", "Identify"]
-WORDS = [f"{a}{b}" for a in ("ka", "lo", "mi", "ne", "su", "ta", "ve", "zo", "ri", "pa")
-         for b in ("ber", "dan", "fel", "gor", "hin", "lum", "mar", "nox", "pel", "quin",
-                   "ros", "sil", "tor", "vin", "wex")]  # fmt: skip
+_ONSETS = ["ka", "lo", "mi", "ne", "su", "ta", "ve", "zo", "ri", "pa"]
+_CODAS = [
+    "ber",
+    "dan",
+    "fel",
+    "gor",
+    "hin",
+    "lum",
+    "mar",
+    "nox",
+    "pel",
+    "quin",
+    "ros",
+    "sil",
+    "tor",
+    "vin",
+    "wex",
+]
+WORDS = [f"{a}{b}" for a in _ONSETS for b in _CODAS]
 SUBDOMAINS = [(d, s) for d, subs in DOMAINS.items() for s in subs]
 
 
@@ -52,8 +68,9 @@ def _rubric(rng: random.Random, difficulty: int) -> list[dict[str, Any]]:
         facts = [
             f"the answer states the {rng.choice(WORDS)} {rng.choice(WORDS)}" for _ in range(size)
         ]
-        groups.append({"id": len(groups) + 1, "description": f"part {len(groups) + 1}",
-                       "facts": facts})  # fmt: skip
+        groups.append(
+            {"id": len(groups) + 1, "description": f"part {len(groups) + 1}", "facts": facts}
+        )
         left -= size
     return groups
 

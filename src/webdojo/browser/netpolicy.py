@@ -30,14 +30,28 @@ IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 # URL schemes a navigation must never reach: local files, the browser's own pages, source
 # views, and documents made up by the page itself.
 DEFAULT_BLOCKED_SCHEMES = (
-    "file", "filesystem", "chrome", "chrome-extension", "chrome-untrusted", "chrome-search",
-    "devtools", "view-source", "javascript", "data",
-)  # fmt: skip
+    "file",
+    "filesystem",
+    "chrome",
+    "chrome-extension",
+    "chrome-untrusted",
+    "chrome-search",
+    "devtools",
+    "view-source",
+    "javascript",
+    "data",
+)
 # Names that mean this machine or a cloud metadata service whatever DNS answers for them.
 DEFAULT_BLOCKED_NAMES = (
-    "localhost", "*.localhost", "metadata", "metadata.google.internal", "metadata.goog",
-    "instance-data", "instance-data.ec2.internal", "*.internal",
-)  # fmt: skip
+    "localhost",
+    "*.localhost",
+    "metadata",
+    "metadata.google.internal",
+    "metadata.goog",
+    "instance-data",
+    "instance-data.ec2.internal",
+    "*.internal",
+)
 # NAT64 prefixes embed an IPv4 address in their last 32 bits (RFC 6052, RFC 8215).
 _NAT64 = (ipaddress.IPv6Network("64:ff9b::/96"), ipaddress.IPv6Network("64:ff9b:1::/48"))
 _IPV4_COMPAT = ipaddress.IPv6Network("::/96")  # deprecated ::a.b.c.d

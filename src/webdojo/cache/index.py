@@ -62,15 +62,19 @@ _ROW = (
     "req_offset, resp_offset, body_offset"
 )
 _COLUMNS = f"{_ROW}, masked"  # what an Entry is read from
-_BY_ENDPOINT = (f"SELECT {_COLUMNS} FROM entries WHERE method = ? AND host = ? AND path = ? "
-                "ORDER BY visit, seq LIMIT ?")  # fmt: skip
-_BY_HOST = (f"SELECT {_COLUMNS} FROM entries WHERE method = ? AND host = ? "
-            "ORDER BY visit, seq LIMIT ?")  # fmt: skip
+_BY_ENDPOINT = (
+    f"SELECT {_COLUMNS} FROM entries WHERE method = ? AND host = ? AND path = ? "
+    "ORDER BY visit, seq LIMIT ?"
+)
+_BY_HOST = (
+    f"SELECT {_COLUMNS} FROM entries WHERE method = ? AND host = ? ORDER BY visit, seq LIMIT ?"
+)
 _INSERT = f"INSERT INTO entries ({_ROW}, l0, l1, l2, masked) VALUES ({', '.join('?' * 20)})"
 # Only the first recorded row of each l2 key is an L3 candidate (l2_first): its copies would
 # score the same, and a key shared by thousands of identical rows must not cost thousands.
-_VARIANTS = (f"SELECT {_COLUMNS} FROM entries WHERE l3 = ? AND l2_first = 1 "
-             "ORDER BY visit, seq LIMIT ?")  # fmt: skip
+_VARIANTS = (
+    f"SELECT {_COLUMNS} FROM entries WHERE l3 = ? AND l2_first = 1 ORDER BY visit, seq LIMIT ?"
+)
 
 
 @dataclass(frozen=True)
@@ -184,13 +188,16 @@ class Index:
     def _key_level3(self) -> None:
         """Every endpoint's essential parameters; every row's l3 key made from them, and
         whether it is the first recorded of its l2 key."""
-        rows = self._db.execute("SELECT id, method, host, path, fields, masked, l2 FROM entries "
-                                "ORDER BY method, host, path, visit, seq, id")  # fmt: skip
+        rows = self._db.execute(
+            "SELECT id, method, host, path, fields, masked, l2 FROM entries "
+            "ORDER BY method, host, path, visit, seq, id"
+        )
         essentials, keys = [], []
         for (method, host, path), group in groupby(rows, key=lambda r: (r[1], r[2], r[3])):
             endpoint = Endpoint(method, host, path)
-            members = [(rid, _at_level2(_fields(f), _positions(m)), l2)
-                       for rid, _, _, _, f, m, l2 in group]  # fmt: skip
+            members = [
+                (rid, _at_level2(_fields(f), _positions(m)), l2) for rid, _, _, _, f, m, l2 in group
+            ]
             essential = essential_names(fields for _, fields, _ in members)
             essentials.append((method, host, path, json.dumps(sorted(essential))))
             seen: set[str] = set()
@@ -230,9 +237,13 @@ class Index:
         return [_entry(r) for r in self._db.execute(_VARIANTS, (key, limit))]
 
     def nearest(
-        self, endpoint: Endpoint, score: Callable[[list[Plain]], float], limit: int, n: int,
+        self,
+        endpoint: Endpoint,
+        score: Callable[[list[Plain]], float],
+        limit: int,
+        n: int,
         recorded: bool = True,
-    ) -> list[tuple[float, Entry]]:  # fmt: skip
+    ) -> list[tuple[float, Entry]]:
         """The ``n`` best by ``score`` (of their level-2 fields), best first, of the first
         ``limit`` recorded requests of the endpoint, else (or when it is known not to be
         ``recorded``) of its host. Scoring reads the rows as they are: only the ``n`` chosen
@@ -280,10 +291,25 @@ def index_row(rid: int, ex: Exchange, w: Written, rules: RuleSet) -> tuple[objec
     mime = (header(ex.response.headers, "content-type") or "").split(";")[0].strip().lower()
     size = len(ex.response.body)
     return (
-        rid, ex.visit, ex.seq, ex.started, e.method, e.host, e.path, ex.request.url, fields,
-        ex.response.status, mime, size, w.body_digest, w.request_offset, w.response_offset,
-        w.body_offset, exact_key(ex.request), *_masked_keys(e, normal.fields, rules),
-    )  # fmt: skip
+        rid,
+        ex.visit,
+        ex.seq,
+        ex.started,
+        e.method,
+        e.host,
+        e.path,
+        ex.request.url,
+        fields,
+        ex.response.status,
+        mime,
+        size,
+        w.body_digest,
+        w.request_offset,
+        w.response_offset,
+        w.body_offset,
+        exact_key(ex.request),
+        *_masked_keys(e, normal.fields, rules),
+    )
 
 
 def _fields(text: str) -> tuple[Field, ...]:
@@ -306,10 +332,22 @@ def _at_level2(fields: tuple[Field, ...], masked: tuple[int, ...]) -> tuple[Fiel
 
 
 def _entry(row: tuple[Any, ...]) -> Entry:
-    (rid, visit, seq, started, method, host, path, url, fields, status, mime, size, dig,
-     req_offset, resp_offset, body_offset, masked) = row  # fmt: skip
+    rid, visit, seq, started, method, host, path, url, fields = row[:9]
+    status, mime, size, digest, req_offset, resp_offset, body_offset, masked = row[9:]
     return Entry(
-        int(rid), int(visit), int(seq), float(started), Endpoint(str(method), str(host), str(path)),
-        str(url), _fields(str(fields)), int(status), str(mime), int(size), str(dig),
-        int(req_offset), int(resp_offset), int(body_offset), _positions(masked),
-    )  # fmt: skip
+        id=int(rid),
+        visit=int(visit),
+        seq=int(seq),
+        started=float(started),
+        endpoint=Endpoint(str(method), str(host), str(path)),
+        url=str(url),
+        fields=_fields(str(fields)),
+        status=int(status),
+        mime=str(mime),
+        size=int(size),
+        digest=str(digest),
+        req_offset=int(req_offset),
+        resp_offset=int(resp_offset),
+        body_offset=int(body_offset),
+        masked=_positions(masked),
+    )

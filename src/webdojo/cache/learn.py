@@ -62,11 +62,17 @@ class LearnReport:
     saved: bool = False  # whether the rules went to the archive's rules.yaml
 
     def to_json(self) -> dict[str, Any]:
-        rules = [{"host": r.host, "path": r.path, "where": r.where, "name": r.name}
-                 for r in self.rules]  # fmt: skip
+        rules = [
+            {"host": r.host, "path": r.path, "where": r.where, "name": r.name} for r in self.rules
+        ]
         counts = ("misses_before", "misses_after", "replay_misses_before", "replay_misses_after")
-        return {"rounds": self.rounds, "rules": rules, **{k: getattr(self, k) for k in counts},
-                "rejected": len(self.rejected), "saved": self.saved}  # fmt: skip
+        return {
+            "rounds": self.rounds,
+            "rules": rules,
+            **{k: getattr(self, k) for k in counts},
+            "rejected": len(self.rejected),
+            "saved": self.saved,
+        }
 
 
 # --- proposing --------------------------------------------------------------------------
@@ -118,9 +124,10 @@ def _open_diffs(view: SelfReplay, i: int, j: int, extra: Sequence[Rule]) -> list
     a, b = view.entries[i], view.entries[j]
     masked = {(a.fields[k].where, a.fields[k].name) for k in view.masked(i, extra)}
     return [
-        d for d in differences(a.fields, b.fields)
+        d
+        for d in differences(a.fields, b.fields)
         if ABSENT not in (d[2], d[3]) and d[0] in _LEARNABLE and (d[0], d[1]) not in masked
-    ]  # fmt: skip
+    ]
 
 
 def sightings(view: SelfReplay, extra: Sequence[Rule], config: LearnConfig) -> list[Sighting]:
@@ -134,8 +141,10 @@ def sightings(view: SelfReplay, extra: Sequence[Rule], config: LearnConfig) -> l
     for i, j in pairs:
         a, b = view.entries[i], view.entries[j]
         for where, name, mine, theirs in _open_diffs(view, i, j, extra):
-            text = (f"visit {a.visit} vs {b.visit}: {a.endpoint} {where} {name}: "
-                    f"{_short(mine, config)} != {_short(theirs, config)}")  # fmt: skip
+            text = (
+                f"visit {a.visit} vs {b.visit}: {a.endpoint} {where} {name}: "
+                f"{_short(mine, config)} != {_short(theirs, config)}"
+            )
             found.append(Sighting(_bare(a.endpoint.host), a.endpoint.path, where, name, text))
     rules = (*view.base.at_level(2), *extra)
     for miss in view.replay:
@@ -145,8 +154,10 @@ def sightings(view: SelfReplay, extra: Sequence[Rule], config: LearnConfig) -> l
                 continue
             if any(r.applies_to(miss.endpoint, f) for r in rules):
                 continue
-            text = (f"last replay missed {miss.url}: {where} {name}: "
-                    f"{_short(mine, config)} != {_short(theirs, config)}")  # fmt: skip
+            text = (
+                f"last replay missed {miss.url}: {where} {name}: "
+                f"{_short(mine, config)} != {_short(theirs, config)}"
+            )
             found.append(Sighting(_bare(miss.endpoint.host), miss.endpoint.path, where, name, text))
     return found
 
@@ -239,10 +250,7 @@ def verify(
         if not pairs:
             break
         i, j = pairs[0]
-        culprits = [
-            r for r in alive
-            if view.key(i, [*kept, *_without(alive, r)]) != view.key(j, [*kept, *_without(alive, r)])
-        ]  # fmt: skip
+        culprits = _culprits(view, i, j, kept, alive)
         # the likelier mistake goes first: an id-like name, then the rule seen least
         worst = min(culprits or alive, key=lambda r: (not _ID_LIKE.match(r.name), support[r.key()]))
         alive.remove(worst)
@@ -256,6 +264,18 @@ def verify(
         else:
             refused.append((rule, "no miss needs it"))
     return accepted, refused
+
+
+def _culprits(
+    view: SelfReplay, i: int, j: int, kept: Sequence[Rule], alive: Sequence[Rule]
+) -> list[Rule]:
+    """The rules of ``alive`` without which entries ``i`` and ``j`` would key apart."""
+    out = []
+    for rule in alive:
+        rules = [*kept, *_without(alive, rule)]
+        if view.key(i, rules) != view.key(j, rules):
+            out.append(rule)
+    return out
 
 
 def _without(rules: Sequence[Rule], rule: Rule) -> list[Rule]:
@@ -299,10 +319,12 @@ def _support(found: Sequence[Sighting], proposed: Sequence[Rule]) -> dict[Any, i
     out: dict[Any, int] = {}
     for rule in proposed:
         out[rule.key()] = sum(
-            1 for s in found
+            1
+            for s in found
             if (s.where, s.name) == (rule.where, rule.name)
-            and _host_matches(rule.host, s.host) and s.path.startswith(rule.path)
-        )  # fmt: skip
+            and _host_matches(rule.host, s.host)
+            and s.path.startswith(rule.path)
+        )
     return out
 
 

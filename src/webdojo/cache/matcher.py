@@ -77,8 +77,9 @@ class Matcher:
                 continue  # no learned rule masked anything: L2 asks what L1 asked
             entries = self.index.by_key(level, key)
             if entries:
-                return Match(LEVELS[level], self._next(LEVELS[level], key, entries, advance),
-                             request=normal)  # fmt: skip
+                return Match(
+                    LEVELS[level], self._next(LEVELS[level], key, entries, advance), request=normal
+                )
         if self.max_level >= 3:
             found = self._level3(normal, level2, advance)
             if found is not None:

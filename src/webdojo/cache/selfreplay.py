@@ -27,6 +27,14 @@ class ReplayMiss:  # a browser replay's miss, with the differences to its neares
     url: str
     differences: tuple[Diff, ...]
 
+    def resolved_by(self, rules: Sequence[Rule]) -> bool:
+        """Whether the rules mask every field it differs in (none may be absent on one side)."""
+        return bool(self.differences) and all(
+            ABSENT not in (d[2], d[3])
+            and any(r.applies_to(self.endpoint, Field(d[0], d[1], d[2])) for r in rules)
+            for d in self.differences
+        )
+
 
 class SelfReplay:
     """An archive's entries, each looked up among the other visits at level 2 under the base
@@ -50,9 +58,10 @@ class SelfReplay:
     def _masked_by(rules: Iterable[Rule], entry: Entry) -> frozenset[int]:
         rules = tuple(rules)
         return frozenset(
-            j for j, f in enumerate(entry.fields)
+            j
+            for j, f in enumerate(entry.fields)
             if any(r.applies_to(entry.endpoint, f) for r in rules)
-        )  # fmt: skip
+        )
 
     def masked(self, i: int, extra: Sequence[Rule]) -> frozenset[int]:
         """Indices of entry i's fields masked by the base rules and ``extra``."""
@@ -84,21 +93,15 @@ class SelfReplay:
         for i, k in enumerate(keys):
             visits_of[k].add(self.entries[i].visit)
         return [
-            i for i, k in enumerate(keys)
+            i
+            for i, k in enumerate(keys)
             if self.peers(i) and not visits_of[k] - {self.entries[i].visit}
-        ]  # fmt: skip
+        ]
 
     def unresolved(self, extra: Sequence[Rule]) -> int:
         """Misses of the last browser replay that the rules would not turn into a match."""
         rules = (*self.base.at_level(2), *extra)
-        return sum(
-            1 for m in self.replay
-            if not m.differences or any(
-                ABSENT in (d[2], d[3])
-                or not any(r.applies_to(m.endpoint, Field(d[0], d[1], d[2])) for r in rules)
-                for d in m.differences
-            )
-        )  # fmt: skip
+        return sum(1 for m in self.replay if not m.resolved_by(rules))
 
     def cost(self, extra: Sequence[Rule]) -> int:
         return len(self.misses(extra)) + self.unresolved(extra)

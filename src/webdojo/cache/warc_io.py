@@ -58,9 +58,12 @@ class ExchangeWriter:
         }
         req_offset = self._stream.tell()
         request = self._writer.create_warc_record(
-            req.url, "request", payload=io.BytesIO(req.body),
-            http_headers=_request_headers(req), warc_headers_dict=extra,
-        )  # fmt: skip
+            req.url,
+            "request",
+            payload=io.BytesIO(req.body),
+            http_headers=_request_headers(req),
+            warc_headers_dict=extra,
+        )
         self._write(request)
         body_digest = digest(resp.body)
         resp_offset = self._stream.tell()
@@ -83,9 +86,12 @@ class ExchangeWriter:
         seen = self._bodies.get(body_digest)
         if seen is None:
             return self._writer.create_warc_record(
-                url, "response", payload=io.BytesIO(resp.body), http_headers=http,
+                url,
+                "response",
+                payload=io.BytesIO(resp.body),
+                http_headers=http,
                 warc_headers_dict=extra,
-            )  # fmt: skip
+            )
         _, uri, date = seen
         record = self._writer.create_revisit_record(
             url, f"sha256:{body_digest}", uri, date, http_headers=http

@@ -126,8 +126,13 @@ def import_command(
         console.print(
             f"[yellow]skipped[/yellow] {escape(skip.file)} {skip.where}: {escape(skip.reason)}"
         )
-    _emit({"out": str(out), "exchanges": meta.exchanges, "skipped": len(result.skipped),
-           "files": len(result.files)}, as_json)  # fmt: skip
+    summary = {
+        "out": str(out),
+        "exchanges": meta.exchanges,
+        "skipped": len(result.skipped),
+        "files": len(result.files),
+    }
+    _emit(summary, as_json)
 
 
 @cache_app.command("replay")
@@ -168,8 +173,10 @@ def _levels_table(stats: dict[str, Any], title: str) -> Table:
     table.add_column("share", justify="right")
     total = max(1, int(stats.get("requests", 0)))
     rows = [(f"served at {k}", v) for k, v in stats.get("by_level", {}).items()]
-    rows += [("missed", stats.get("misses", 0)), ("aborted (host not in the archive)",
-             stats.get("aborted_outbound", 0))]  # fmt: skip
+    rows += [
+        ("missed", stats.get("misses", 0)),
+        ("aborted (host not in the archive)", stats.get("aborted_outbound", 0)),
+    ]
     for name, count in rows:
         table.add_row(name, str(count), f"{100 * count / total:.1f}%")
     table.add_row("all", str(stats.get("requests", 0)), "")
@@ -225,8 +232,9 @@ def learn_command(
 
     with _exits():
         report = learn_archive(archive, LearnConfig(max_rounds=max_rounds), save=not dry_run)
-    table = Table(title=f"learned {len(report.rules)} rules in {report.rounds} rounds",
-                  title_justify="left")  # fmt: skip
+    table = Table(
+        title=f"learned {len(report.rules)} rules in {report.rounds} rounds", title_justify="left"
+    )
     for name in ("host", "path", "where", "name", "evidence"):
         table.add_column(name)
     for rule in report.rules:
@@ -234,11 +242,15 @@ def learn_command(
         table.add_row(escape(rule.host), escape(rule.path), rule.where, escape(rule.name), evidence)
     console.print(table)
     for rule, why in report.rejected[:20]:
-        console.print(f"[yellow]not kept[/yellow] {escape(rule.host)}{escape(rule.path)} "
-                      f"{rule.where} {escape(rule.name)}: {escape(why)}")  # fmt: skip
-    console.print(f"offline misses: {report.misses_before} -> {report.misses_after} (learned "
-                  f"rules alone); {report.replay_misses_before} -> {report.replay_misses_after} "
-                  "(all rules)" + ("" if report.saved else "; not saved"))  # fmt: skip
+        console.print(
+            f"[yellow]not kept[/yellow] {escape(rule.host)}{escape(rule.path)} "
+            f"{rule.where} {escape(rule.name)}: {escape(why)}"
+        )
+    console.print(
+        f"offline misses: {report.misses_before} -> {report.misses_after} (learned "
+        f"rules alone); {report.replay_misses_before} -> {report.replay_misses_after} "
+        "(all rules)" + ("" if report.saved else "; not saved")
+    )
     _emit(report.to_json(), as_json)
 
 
@@ -252,8 +264,10 @@ def stats_command(
 
     with _exits():
         stats = archive_stats(archive)
-    hosts = Table(title=f"{archive}: {stats['entries']} entries, {stats['bytes']} body bytes",
-                  title_justify="left")  # fmt: skip
+    hosts = Table(
+        title=f"{archive}: {stats['entries']} entries, {stats['bytes']} body bytes",
+        title_justify="left",
+    )
     for name in ("host", "entries", "bytes"):
         hosts.add_column(name, justify="left" if name == "host" else "right")
     for row in stats["hosts"]:

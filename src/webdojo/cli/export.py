@@ -61,9 +61,14 @@ def export_command(
         with Progress(*columns, console=console, transient=True) as progress:
             bar = progress.add_task("samples", total=None)
             summary = export(
-                selection, out, fmt, template=template, template_options=options, force=force,
+                selection,
+                out,
+                fmt,
+                template=template,
+                template_options=options,
+                force=force,
                 on_sample=lambda done, total: progress.update(bar, completed=done, total=total),
-            )  # fmt: skip
+            )
     except WebdojoError as exc:
         errors.print(f"[red]error[/red] {escape(str(exc))}")
         raise typer.Exit(code=2) from exc

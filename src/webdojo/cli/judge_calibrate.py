@@ -186,9 +186,12 @@ async def _rollouts(
             )
         run_dir = setup.out / name
         config = RunConfig(
-            tasks=setup.tasks, policy=name, concurrency=setup.concurrency, seed=setup.seed,
+            tasks=setup.tasks,
+            policy=name,
+            concurrency=setup.concurrency,
+            seed=setup.seed,
             out=str(run_dir),
-        )  # fmt: skip
+        )
         bar = progress.add_task(f"rollout {name}", total=None)
         await run_job(
             config,

@@ -62,9 +62,14 @@ def select_command(
     from webdojo.training.selection import BcSettings
 
     settings = SelectSettings(
-        rule=rule, judge=judge, bc=BcSettings(power, last_k, samples, seed),
-        group_size=group_size, sft=sft, sft_share=sft_share, seed=seed,
-    )  # fmt: skip
+        rule=rule,
+        judge=judge,
+        bc=BcSettings(power, last_k, samples, seed),
+        group_size=group_size,
+        sft=sft,
+        sft_share=sft_share,
+        seed=seed,
+    )
     try:
         summary = select(runs, out, settings)
     except WebdojoError as exc:

@@ -69,23 +69,35 @@ def generate(
     from webdojo.sitegen.validate import ValidationSettings
 
     config = SitegenConfig(
-        n=n, seed=seed, max_repairs=max_repairs, max_tokens=max_tokens, concurrency=concurrency,
+        n=n,
+        seed=seed,
+        max_repairs=max_repairs,
+        max_tokens=max_tokens,
+        concurrency=concurrency,
         price=Price(price_in, price_out, price_image),
         validation=ValidationSettings(navigation_timeout_s=page_timeout),
         images=ImageSettings(cap=image_cap, size=image_size),
-    )  # fmt: skip
-    overrides: dict[str, Any] = {"base_url": model_base_url, "model": model}
-    model_config = ModelConfig.from_env(max_concurrency=concurrency, **overrides)
-    if model_config is None:
-        errors.print("[red]error[/red] no model endpoint: pass --model-base-url or set "
-                     "WEBDOJO_MODEL_BASE_URL")  # fmt: skip
-        raise typer.Exit(code=2)
+    )
+    model_config = _chat_config(model_base_url, model, concurrency)
     image_config = _image_config(model_config, image_model, image_base_url)
     with model_command_exits(errors):
         report = asyncio.run(_run(out, model_config, config, image_config))
     _summary(report)
     if as_json:
         print(json.dumps(report.to_json()))
+
+
+def _chat_config(base_url: str | None, model: str | None, concurrency: int) -> ModelConfig:
+    """The chat endpoint from the options, else the environment; exit 2 when there is none."""
+    overrides: dict[str, Any] = {"base_url": base_url, "model": model}
+    config = ModelConfig.from_env(max_concurrency=concurrency, **overrides)
+    if config is None:
+        errors.print(
+            "[red]error[/red] no model endpoint: pass --model-base-url or set "
+            "WEBDOJO_MODEL_BASE_URL"
+        )
+        raise typer.Exit(code=2)
+    return config
 
 
 def _image_config(chat: ModelConfig, model: str | None, base_url: str | None) -> ModelConfig | None:
@@ -102,10 +114,13 @@ async def _run(
     from webdojo.sitegen.pipeline import SiteRecord, generate_sites
 
     progress = Progress(
-        TextColumn("[bold]sites[/bold]"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("[bold]sites[/bold]"),
+        BarColumn(),
+        MofNCompleteColumn(),
         TextColumn("accepted {task.fields[accepted]}  rejected {task.fields[rejected]}"),
-        TimeElapsedColumn(), console=console,
-    )  # fmt: skip
+        TimeElapsedColumn(),
+        console=console,
+    )
     bar = progress.add_task("sites", total=config.n, accepted=0, rejected=0)
     counts = {"accepted": 0, "rejected": 0}
 
@@ -123,8 +138,15 @@ async def _run(
 
 
 def _summary(report: SitegenReport) -> None:
-    table = Table("site", "capability / category / style", "status", "replies", "tokens", "why",
-                  title=f"sites generate -> {report.out}")  # fmt: skip
+    table = Table(
+        "site",
+        "capability / category / style",
+        "status",
+        "replies",
+        "tokens",
+        "why",
+        title=f"sites generate -> {report.out}",
+    )
     for r in report.records:
         triple = " / ".join(r.triple.values())
         status = "[green]accepted[/green]" if r.status == "accepted" else "[red]rejected[/red]"
@@ -140,7 +162,9 @@ def _summary(report: SitegenReport) -> None:
         f"cost {report.cost:g}"
     )
     if d.pairs:
-        console.print(f"visual diversity (dHash of home pages): min distance {d.min_distance}, "
-                      f"mean {d.mean_distance} bits over {d.pairs} pairs")  # fmt: skip
+        console.print(
+            f"visual diversity (dHash of home pages): min distance {d.min_distance}, "
+            f"mean {d.mean_distance} bits over {d.pairs} pairs"
+        )
     for a, b, bits in d.near_duplicates[:10]:
         console.print(f"[yellow]near-duplicate[/yellow] {a} ~ {b} ({bits} bits apart)")

@@ -37,8 +37,13 @@ def families_command(
     for column in ("name", "site", "instances", "steps", "example (seed 0)"):
         table.add_column(column, justify="right" if column in ("instances", "steps") else "left")
     for row in rows:
-        table.add_row(row["name"], row["site"], f"{row['instances']:,}", str(row["max_steps"]),
-                      escape(row["example"]))  # fmt: skip
+        table.add_row(
+            row["name"],
+            row["site"],
+            f"{row['instances']:,}",
+            str(row["max_steps"]),
+            escape(row["example"]),
+        )
     console.print(table)
 
 

@@ -190,8 +190,10 @@ async def _run(
 ) -> GenReport:
     with ReplyCache(cache_path) as cache, _progress(kind) as (on_start, on_result):
         if cache.unreadable:
-            console.print(f"[yellow]note[/yellow] {cache_path}: {cache.unreadable} unreadable "
-                          "line(s) skipped (a run killed mid-write); those are asked again")  # fmt: skip
+            console.print(
+                f"[yellow]note[/yellow] {cache_path}: {cache.unreadable} unreadable "
+                "line(s) skipped (a run killed mid-write); those are asked again"
+            )
         async with ModelClient(model_config) as client:
             return await generate(
                 file, out, client, cache, config, on_start=on_start, on_result=on_result, **extra
@@ -231,9 +233,12 @@ class _progress:
         self.counts[result.outcome] += 1
         c = self.counts
         self.progress.update(
-            self.bar, advance=1, new=c[Outcome.GENERATED], cached=c[Outcome.CACHED],
+            self.bar,
+            advance=1,
+            new=c[Outcome.GENERATED],
+            cached=c[Outcome.CACHED],
             failed=c[Outcome.FAILED],
-        )  # fmt: skip
+        )
 
 
 def _finish(report: GenReport, out: Path, as_json: bool) -> None:
@@ -255,9 +260,13 @@ def _finish(report: GenReport, out: Path, as_json: bool) -> None:
 
 
 def _plan(
-    file: Path, out: Path | None, cache_dir: Path | None, model: str | ModelConfig | None,
-    force: bool, as_json: bool,
-) -> None:  # fmt: skip
+    file: Path,
+    out: Path | None,
+    cache_dir: Path | None,
+    model: str | ModelConfig | None,
+    force: bool,
+    as_json: bool,
+) -> None:
     """``--plan-only``: the children and their difficulties, and the calls it would take (minus
     cached replies, when the model's name is known without asking the endpoint)."""
     from webdojo.taskgen.subtasks import count_cached, plan_decomposition, plan_rows
@@ -279,7 +288,9 @@ def _plan(
     shown = {k: ("?" if v is None else v) for k, v in data.items()}
     console.print(", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in shown.items()))
     if cached is None:
-        console.print("[dim]calls: up to `to generate` (give --model and --out or --cache to "
-                      "subtract cached replies)[/dim]")  # fmt: skip
+        console.print(
+            "[dim]calls: up to `to generate` (give --model and --out or --cache to "
+            "subtract cached replies)[/dim]"
+        )
     if as_json:
         print(json.dumps(data))

@@ -28,8 +28,12 @@ def _reading(path: Path, quiet: bool) -> Iterator[Callable[[int], None] | None]:
     if quiet or not path.is_file():
         yield None
         return
-    columns = (TextColumn("reading {task.description}"), BarColumn(), TaskProgressColumn(),
-               TimeElapsedColumn())  # fmt: skip
+    columns = (
+        TextColumn("reading {task.description}"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TimeElapsedColumn(),
+    )
     with Progress(*columns, console=errors, transient=True) as bar:
         job = bar.add_task(path.name, total=path.stat().st_size)
         yield lambda done: bar.update(job, completed=done)
@@ -62,8 +66,14 @@ def split(
         raise typer.Exit(code=2)
     try:
         with _reading(file, as_json) as progress:
-            result = split_file(file, out, seed=seed, test_sites=test_sites,
-                                test_ratio=test_ratio, progress=progress)  # fmt: skip
+            result = split_file(
+                file,
+                out,
+                seed=seed,
+                test_sites=test_sites,
+                test_ratio=test_ratio,
+                progress=progress,
+            )
     except WebdojoError as exc:
         raise _fail(exc) from exc
     plot = out / "website_frequency.svg"
@@ -113,10 +123,17 @@ def sample(
         blocked = Blocklist.load(blocklist).active() if blocklist is not None else set()
         with _reading(file, as_json) as progress:
             result = sample_file(
-                file, out, n, parse_ratio(ratio), seed=seed,
-                caps=None if caps is None else parse_caps(caps), blocked_sites=blocked,
-                state_path=state, dup_threshold=dup_threshold, progress=progress,
-            )  # fmt: skip
+                file,
+                out,
+                n,
+                parse_ratio(ratio),
+                seed=seed,
+                caps=None if caps is None else parse_caps(caps),
+                blocked_sites=blocked,
+                state_path=state,
+                dup_threshold=dup_threshold,
+                progress=progress,
+            )
     except WebdojoError as exc:
         raise _fail(exc) from exc
     console.print(sample_table(result))

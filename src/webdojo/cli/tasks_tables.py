@@ -45,11 +45,13 @@ def split_table(result: SplitResult) -> Group:
     table.add_column("tasks", justify="right")
     table.add_column("websites", justify="right")
     table.add_row("train", f"{result.train:,}", f"{len(result.frequency):,}")
-    table.add_row("test (one per website group)", f"{result.test:,}",
-                  f"{len(result.test_websites):,}")  # fmt: skip
+    table.add_row(
+        "test (one per website group)", f"{result.test:,}", f"{len(result.test_websites):,}"
+    )
     table.add_row("removed (train tasks on test websites)", f"{result.removed:,}", "")
-    table.add_row("input", f"{result.train + result.test + result.removed:,}",
-                  f"{result.websites:,}")  # fmt: skip
+    table.add_row(
+        "input", f"{result.train + result.test + result.removed:,}", f"{result.websites:,}"
+    )
     notes = Table.grid()
     notes.add_row(
         f"[dim]{result.merged} websites joined to another by parent/child links; "

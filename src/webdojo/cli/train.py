@@ -50,12 +50,21 @@ AsJson = Annotated[bool, typer.Option("--json", help="print the result as JSON l
 
 @train_app.command("sft")
 def sft_command(
-    data: Data, model: Model = "tiny", out: Out = Path("runs/train"), steps: Steps = 20,
-    batch_size: BatchSize = 8, lr: Lr = 1e-3, max_tokens: MaxTokens = 4096,
-    checkpoint_every: CheckpointEvery = 0, lora: Lora = False, resume: Resume = False,
-    seed: Seed = 0, template: Template = None, prompt_loss_weight: PromptLoss = 0.0,
+    data: Data,
+    model: Model = "tiny",
+    out: Out = Path("runs/train"),
+    steps: Steps = 20,
+    batch_size: BatchSize = 8,
+    lr: Lr = 1e-3,
+    max_tokens: MaxTokens = 4096,
+    checkpoint_every: CheckpointEvery = 0,
+    lora: Lora = False,
+    resume: Resume = False,
+    seed: Seed = 0,
+    template: Template = None,
+    prompt_loss_weight: PromptLoss = 0.0,
     as_json: AsJson = False,
-) -> None:  # fmt: skip
+) -> None:
     """Supervised fine-tuning: cross-entropy on the selected replies' tokens (and, with
     --prompt-loss-weight, on the prompts' text)."""
     _train("sft", locals())
@@ -63,11 +72,20 @@ def sft_command(
 
 @train_app.command("rl")
 def rl_command(
-    data: Data, model: Model = "tiny", out: Out = Path("runs/train"), steps: Steps = 20,
-    batch_size: BatchSize = 8, lr: Lr = 1e-3, max_tokens: MaxTokens = 4096,
-    checkpoint_every: CheckpointEvery = 0, lora: Lora = False, resume: Resume = False,
-    seed: Seed = 0, template: Template = None, as_json: AsJson = False,
-) -> None:  # fmt: skip
+    data: Data,
+    model: Model = "tiny",
+    out: Out = Path("runs/train"),
+    steps: Steps = 20,
+    batch_size: BatchSize = 8,
+    lr: Lr = 1e-3,
+    max_tokens: MaxTokens = 4096,
+    checkpoint_every: CheckpointEvery = 0,
+    lora: Lora = False,
+    resume: Resume = False,
+    seed: Seed = 0,
+    template: Template = None,
+    as_json: AsJson = False,
+) -> None:
     """Policy gradient: REINFORCE on rewards (bc selections), Dr. GRPO on advantages (grpo)."""
     _train("rl", locals())
 

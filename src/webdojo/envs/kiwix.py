@@ -44,8 +44,18 @@ class KiwixServer:
             raise MissingDependency(f"kiwix-serve is not installed: {INSTALL_KIWIX}")
         self.port = port or free_port()
         self.url = f"http://{LOOPBACK}:{self.port}"
-        command = [program, "--address", LOOPBACK, "--port", str(self.port), "--blockexternal",
-                   "--nolibrarybutton", "--attachToProcess", str(os.getpid()), str(zim)]  # fmt: skip
+        command = [
+            program,
+            "--address",
+            LOOPBACK,
+            "--port",
+            str(self.port),
+            "--blockexternal",
+            "--nolibrarybutton",
+            "--attachToProcess",
+            str(os.getpid()),
+            str(zim),
+        ]
         # a file, not a pipe: nobody reads it while the server runs (closed in close())
         self._log = tempfile.TemporaryFile()  # noqa: SIM115
         self._process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=self._log)

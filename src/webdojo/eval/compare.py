@@ -191,11 +191,22 @@ def _error_bar(ax: Any, x: float, interval: Interval, color: str, sign: str = ""
         return
     below, above = interval.mean - interval.lo, interval.hi - interval.mean
     ax.errorbar(
-        [x], [interval.mean], yerr=[[max(below, 0.0)], [max(above, 0.0)]],
-        fmt="o", color=color, capsize=8, markersize=8, linewidth=2,
-    )  # fmt: skip
-    ax.annotate(f"{interval.mean:{sign}.1%}", (x, interval.mean), xytext=(12, -4),
-                textcoords="offset points", fontsize=9)  # fmt: skip
+        [x],
+        [interval.mean],
+        yerr=[[max(below, 0.0)], [max(above, 0.0)]],
+        fmt="o",
+        color=color,
+        capsize=8,
+        markersize=8,
+        linewidth=2,
+    )
+    ax.annotate(
+        f"{interval.mean:{sign}.1%}",
+        (x, interval.mean),
+        xytext=(12, -4),
+        textcoords="offset points",
+        fontsize=9,
+    )
 
 
 def _rates_panel(ax: Any, cmp: Comparison, labels: tuple[str, str]) -> None:

@@ -48,8 +48,12 @@ SUCCESS_VALUES: dict[str, Label | None] = {
     "Unsure": None,
 }
 COLUMNS = ("annotator_name", "benchmark", "task_id", "model_name", "exp_name")
-FIELDS = ("trajectory_success", "trajectory_side_effect", "trajectory_optimality",
-          "trajectory_looping")  # fmt: skip
+FIELDS = (
+    "trajectory_success",
+    "trajectory_side_effect",
+    "trajectory_optimality",
+    "trajectory_looping",
+)
 
 
 @dataclass(frozen=True)

@@ -105,11 +105,10 @@ def answer_problems(trajectory: Trajectory) -> list[str]:
     task = trajectory.task
     if task is not None and not golden_answers(task):
         possible = sum(ref.type == "possible" for ref in task.reference_answers)
-        problems.append(
-            f"task {task.id!r} has no golden reference answer"
-            + (f" ({possible} 'possible' answer(s), which answer judges do not match)"
-               if possible else "")
-        )  # fmt: skip
+        problem = f"task {task.id!r} has no golden reference answer"
+        if possible:
+            problem += f" ({possible} 'possible' answer(s), which answer judges do not match)"
+        problems.append(problem)
     return problems
 
 
@@ -145,9 +144,12 @@ class _AnswerJudge(Judge):
         if raw.strip():
             reason = f"the agent's answer is empty once unwrapped: {raw!r}"
         criterion = Criterion(
-            name="answered", kind="answer", passed=False, reason=reason,
+            name="answered",
+            kind="answer",
+            passed=False,
+            reason=reason,
             evidence=answer_step(trajectory),
-        )  # fmt: skip
+        )
         return make_verdict(self.name, trajectory, "failure", [criterion], started=started)
 
     @abstractmethod
@@ -226,11 +228,19 @@ class F1Judge(_AnswerJudge):
             f"{best.golden!r} (the best of {len(found)}); the pass mark is {self.threshold:g}"
         )
         criterion = Criterion(
-            name="token F1", kind="answer", passed=passed, reason=reason,
+            name="token F1",
+            kind="answer",
+            passed=passed,
+            reason=reason,
             evidence=answer_step(trajectory),
-        )  # fmt: skip
+        )
         label: Label = "success" if passed else "failure"
         return make_verdict(
-            self.name, trajectory, label, [criterion], started=started, notes=notes,
+            self.name,
+            trajectory,
+            label,
+            [criterion],
+            started=started,
+            notes=notes,
             reward=best.f1,
-        )  # fmt: skip
+        )

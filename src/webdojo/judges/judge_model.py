@@ -140,9 +140,13 @@ class JudgeModel:
         model = await self.name()
         prompt = question.prompt
         key = content_key(
-            prompt.name, prompt.version, model, prompt.system, question.text,
+            prompt.name,
+            prompt.version,
+            model,
+            prompt.system,
+            question.text,
             *(p.name for p in pictures),
-        )  # fmt: skip
+        )
         hit = self._from_cache(key, question, tally)
         if hit is not None:
             return hit
@@ -224,9 +228,13 @@ class JudgeModel:
             return value
 
         value = await ask_until_valid(
-            self.client, messages, parse, attempts=self.options.attempts,
-            repair=prompt.repair, usage=tally.usage,
-        )  # fmt: skip
+            self.client,
+            messages,
+            parse,
+            attempts=self.options.attempts,
+            repair=prompt.repair,
+            usage=tally.usage,
+        )
         return replies[-1], value
 
 

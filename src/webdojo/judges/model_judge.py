@@ -39,9 +39,15 @@ class ModelJudge(Judge):
         except (ModelOutputInvalid, ContextTooLong) as exc:
             return failed_verdict(self.name, trajectory, exc, tally, self.model, started)
         return make_verdict(
-            self.name, trajectory, label, criteria, started=started,
-            usage=tally.judge_usage(self.options), model=self.model.resolved, notes=tally.notes,
-        )  # fmt: skip
+            self.name,
+            trajectory,
+            label,
+            criteria,
+            started=started,
+            usage=tally.judge_usage(self.options),
+            model=self.model.resolved,
+            notes=tally.notes,
+        )
 
     @abstractmethod
     async def assess(self, trajectory: Trajectory, tally: Tally) -> tuple[Label, list[Criterion]]:

@@ -119,8 +119,9 @@ def _verdict(
             f"model or the page's DOM ({_names(unchecked)}); every other check passed"
         )
         error = RulesUnchecked(message, unchecked=[c.number for c in unchecked]).info()
-    return make_verdict(judge, trajectory, label, criteria, started=started, notes=notes,
-                        error=error)  # fmt: skip
+    return make_verdict(
+        judge, trajectory, label, criteria, started=started, notes=notes, error=error
+    )
 
 
 def _names(checks: list[RuleCheck]) -> str:

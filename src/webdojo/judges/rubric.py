@@ -126,8 +126,9 @@ class RubricJudge(ModelJudge):
         checked: list[Criterion] = []
         for fact in facts:
             if any(c.passed is False for c in checked):
-                checked.append(Criterion(name=fact.name, kind="fact", passed=None,
-                                         reason=NOT_CHECKED))  # fmt: skip
+                checked.append(
+                    Criterion(name=fact.name, kind="fact", passed=None, reason=NOT_CHECKED)
+                )
                 continue
             checked.append(await self._verdict_check(question(fact), tally, fact.name, "fact"))
         return checked

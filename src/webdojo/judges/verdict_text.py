@@ -86,8 +86,10 @@ def _labelled(text: str, labels: tuple[str, ...]) -> list[tuple[int, int, str]]:
         if label in wanted:
             at, value = number, match["value"]
             if not _norm(value):  # "**Verdict:**" with the word on the next line
-                at, value = next(((n, ln) for n, ln in enumerate(lines[number:], number + 1)
-                                  if _norm(ln)), (number, ""))  # fmt: skip
+                at, value = next(
+                    ((n, ln) for n, ln in enumerate(lines[number:], number + 1) if _norm(ln)),
+                    (number, ""),
+                )
             found.append((number, at, value))
     return found
 

@@ -90,8 +90,10 @@ def chat_app(generate: Generate, model_name: str, max_tokens: int = 256) -> Fast
 
     @app.get("/v1/models")
     async def models() -> dict[str, Any]:
-        return {"object": "list", "data": [{"id": model_name, "object": "model",
-                                            "owned_by": "webdojo"}]}  # fmt: skip
+        return {
+            "object": "list",
+            "data": [{"id": model_name, "object": "model", "owned_by": "webdojo"}],
+        }
 
     @app.post("/v1/chat/completions")
     async def chat(request: ChatRequest) -> JSONResponse:
@@ -202,6 +204,16 @@ class VllmServer:
 
 def vllm_command(checkpoint: Path, port: int, model_name: str) -> list[str]:
     """The vLLM server for a saved checkpoint, on loopback (used when vLLM is installed)."""
-    return [sys.executable, "-m", "vllm.entrypoints.openai.api_server",
-            "--model", str(checkpoint), "--served-model-name", model_name,
-            "--host", LOOPBACK, "--port", str(port)]  # fmt: skip
+    return [
+        sys.executable,
+        "-m",
+        "vllm.entrypoints.openai.api_server",
+        "--model",
+        str(checkpoint),
+        "--served-model-name",
+        model_name,
+        "--host",
+        LOOPBACK,
+        "--port",
+        str(port),
+    ]

@@ -67,8 +67,7 @@ def _png_of(response: object, url: str, attempts: int) -> bytes:
     data = getattr(response, "data", None) or []
     encoded = getattr(data[0], "b64_json", None) if data else None
     if not isinstance(encoded, str) or not encoded:
-        raise ModelError(f"image endpoint {url} sent no b64_json image", url=url,
-                         attempts=attempts)  # fmt: skip
+        raise ModelError(f"image endpoint {url} sent no b64_json image", url=url, attempts=attempts)
     try:
         raw = base64.b64decode(encoded, validate=True)
         if raw.startswith(PNG_SIGNATURE):
@@ -78,5 +77,8 @@ def _png_of(response: object, url: str, attempts: int) -> bytes:
             image.save(out, "PNG")
             return out.getvalue()
     except (binascii.Error, ValueError, OSError, UnidentifiedImageError) as exc:
-        raise ModelError(f"image endpoint {url} sent an image that does not decode: {exc}",
-                         url=url, attempts=attempts) from exc  # fmt: skip
+        raise ModelError(
+            f"image endpoint {url} sent an image that does not decode: {exc}",
+            url=url,
+            attempts=attempts,
+        ) from exc

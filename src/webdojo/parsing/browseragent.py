@@ -64,9 +64,20 @@ from ._helpers import (
 from .types import Parsed
 
 COMMANDS = (
-    "click", "hover", "type", "select", "press", "scroll", "new_tab", "tab_focus", "close_tab",
-    "goto", "go_back", "go_forward", "stop",
-)  # fmt: skip
+    "click",
+    "hover",
+    "type",
+    "select",
+    "press",
+    "scroll",
+    "new_tab",
+    "tab_focus",
+    "close_tab",
+    "goto",
+    "go_back",
+    "go_forward",
+    "stop",
+)
 HINT = (
     "Expected format: <think>your reasoning</think>, then exactly one command in a code fence, "
     "e.g. ```click [12] [Submit]``` or ```type [21] [search text] [1]```; commands: "

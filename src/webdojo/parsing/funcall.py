@@ -83,8 +83,10 @@ MAX_CALL_CHARS = 24_000  # one call's text; a stop answer may be 10,000 characte
 MAX_CALL_SITES = 32  # more candidate call sites than this is not one action
 _SITE = re.compile(r"(?<![\w.])(" + "|".join(sorted(NAMES, key=len, reverse=True)) + r")\(")
 _CODE = re.compile(r"[()'\"#\n]")
-_STRING_END = {q: re.compile(r"\\.|" + re.escape(q) + ("" if len(q) == 3 else r"|\n"), re.S)
-               for q in ("'", '"', "'''", '"""')}  # fmt: skip
+_STRING_END = {
+    q: re.compile(r"\\.|" + re.escape(q) + ("" if len(q) == 3 else r"|\n"), re.S)
+    for q in ("'", '"', "'''", '"""')
+}
 
 _POINTERS = {"click", "double_click", "hover"}
 _KEYWORDS: dict[str, tuple[str, ...]] = {

@@ -182,9 +182,23 @@ def _plain(kind: str) -> Handler:
 
 
 _PRIMARY = (
-    "left_click", "double_click", "mouse_move", "type", "scroll", "hscroll", "wait", "navigate",
-    "go_back", "go_forward", "key", "answer", "terminate", "new_tab", "tab_focus", "close_tab",
-)  # fmt: skip
+    "left_click",
+    "double_click",
+    "mouse_move",
+    "type",
+    "scroll",
+    "hscroll",
+    "wait",
+    "navigate",
+    "go_back",
+    "go_forward",
+    "key",
+    "answer",
+    "terminate",
+    "new_tab",
+    "tab_focus",
+    "close_tab",
+)
 _HANDLERS: dict[str, Handler] = {
     "left_click": _pointer("click"),
     "click": _pointer("click"),

@@ -11,6 +11,7 @@ current one.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import groupby
 from typing import Any, ClassVar
 
 from webdojo.action_docs import action_doc, action_summary
@@ -31,29 +32,27 @@ from webdojo.prompts.base import (
 )
 from webdojo.tasks.schema import Task
 
-# (group, [(syntax, our action, what the arguments mean in this format)])
-COMMAND_GROUPS: list[tuple[str, list[tuple[str, str, str]]]] = [
-    ("Acting on the page", [
-        ("click [id] [content]", "click", "`content` is the element's text, for your own reference."),
-        ("hover [id] [content]", "hover", ""),
-        ("type [id] [content] [press_enter_after=0|1]", "type",
-         "The field is cleared first. Enter is pressed afterwards unless the last value is 0."),
-        ("select [id] [option]", "select", ""),
-        ("press [key_comb]", "press", ""),
-        ("scroll [down|up]", "scroll", ""),
-    ]),
-    ("Tabs", [
-        ("new_tab", "new_tab", ""),
-        ("tab_focus [tab_index]", "tab_focus", ""),
-        ("close_tab", "close_tab", ""),
-    ]),
-    ("Navigation", [
-        ("goto [url]", "goto", ""),
-        ("go_back", "go_back", ""),
-        ("go_forward", "go_forward", ""),
-    ]),
-    ("Finishing", [("stop [answer]", "stop", "")]),
-]  # fmt: skip
+# (group, syntax, our action), in the order the prompt lists them
+COMMANDS: list[tuple[str, str, str]] = [
+    ("Acting on the page", "click [id] [content]", "click"),
+    ("Acting on the page", "hover [id] [content]", "hover"),
+    ("Acting on the page", "type [id] [content] [press_enter_after=0|1]", "type"),
+    ("Acting on the page", "select [id] [option]", "select"),
+    ("Acting on the page", "press [key_comb]", "press"),
+    ("Acting on the page", "scroll [down|up]", "scroll"),
+    ("Tabs", "new_tab", "new_tab"),
+    ("Tabs", "tab_focus [tab_index]", "tab_focus"),
+    ("Tabs", "close_tab", "close_tab"),
+    ("Navigation", "goto [url]", "goto"),
+    ("Navigation", "go_back", "go_back"),
+    ("Navigation", "go_forward", "go_forward"),
+    ("Finishing", "stop [answer]", "stop"),
+]
+# what some arguments mean in this format, beyond the action's own docstring
+NOTES = {
+    "click": "`content` is the element's text, for your own reference.",
+    "type": "The field is cleared first. Enter is pressed afterwards unless the last value is 0.",
+}
 
 RULES = """Rules that matter:
 1. Only issue an action that makes sense for the page as it is now, and only one per reply.
@@ -72,12 +71,12 @@ Example reply:
 def commands_text() -> str:
     """The command list, each with its meaning taken from the action docstrings."""
     out = []
-    for group, commands in COMMAND_GROUPS:
+    for group, commands in groupby(COMMANDS, key=lambda command: command[0]):
         out.append(f"{group}:")
-        for syntax, ours, note in commands:
+        for _, syntax, ours in commands:
             doc = action_doc(ours) if ours == "stop" else action_summary(ours)
             doc = doc.replace("`answer`", "the brackets")
-            out.append(f"- `{syntax}`: {doc} {note}".rstrip())
+            out.append(f"- `{syntax}`: {doc} {NOTES.get(ours, '')}".rstrip())
     return "\n".join(out)
 
 

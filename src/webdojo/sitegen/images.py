@@ -78,15 +78,23 @@ def _description(tag: str) -> str | None:
 def tag_problems(files: dict[str, str], cap: int) -> list[str]:
     """What keeps the pictures of these files from being drawn."""
     tags = image_tags(files)
-    problems = [f"{name}: an <img data-image-prompt> has a src: leave src out, it is filled in"
-                for name, _, has_src in tags if has_src]  # fmt: skip
-    problems += [f"{name}: an <img data-image-prompt> has an empty description"
-                 for name, prompt, _ in tags if not prompt]  # fmt: skip
+    problems = [
+        f"{name}: an <img data-image-prompt> has a src: leave src out, it is filled in"
+        for name, _, has_src in tags
+        if has_src
+    ]
+    problems += [
+        f"{name}: an <img data-image-prompt> has an empty description"
+        for name, prompt, _ in tags
+        if not prompt
+    ]
     distinct = {prompt for _, prompt, _ in tags if prompt}
     if len(distinct) > cap:
-        problems.append(f"the site describes {len(distinct)} different pictures in "
-                        f"data-image-prompt; at most {cap} are drawn: reuse descriptions or "
-                        "draw the rest as SVG")  # fmt: skip
+        problems.append(
+            f"the site describes {len(distinct)} different pictures in "
+            f"data-image-prompt; at most {cap} are drawn: reuse descriptions or "
+            "draw the rest as SVG"
+        )
     return list(dict.fromkeys(problems))
 
 
@@ -138,7 +146,9 @@ class SiteImages:
             self.drawn[prompt] = result.png
             rendered.drawn += 1
         elif isinstance(result, ModelError) and result.details.get("status") in _REFUSED:
-            rendered.problems.append(f"the image model would not draw {prompt!r} ({result}): "
-                                     "describe it differently or draw it as SVG")  # fmt: skip
+            rendered.problems.append(
+                f"the image model would not draw {prompt!r} ({result}): "
+                "describe it differently or draw it as SVG"
+            )
         else:
             raise result  # the endpoint failed: the run ends, like a failed chat call

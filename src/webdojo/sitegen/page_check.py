@@ -41,9 +41,13 @@ class PageFindings:
 
 
 async def check_page(
-    host: BrowserHost, url: str, page_name: str, options: SessionOptions,
-    *, allowed_images: frozenset[str] = frozenset(),
-) -> PageFindings:  # fmt: skip
+    host: BrowserHost,
+    url: str,
+    page_name: str,
+    options: SessionOptions,
+    *,
+    allowed_images: frozenset[str] = frozenset(),
+) -> PageFindings:
     """Load ``url`` and report everything wrong with it (see the module docstring).
     ``allowed_images``: URL paths of the raster images the site may load (an image model's)."""
     found = PageFindings(page_name)
@@ -106,8 +110,11 @@ async def _route(
 def _listen(page: Any, found: PageFindings) -> None:
     name = found.page
     # requests we blocked ourselves are reported as external, not as failures
-    watch_page(page, lambda problem: found.problems.append(f"{name}: {problem}"),
-               ignore_failed=lambda url: url in found.external)  # fmt: skip
+    watch_page(
+        page,
+        lambda problem: found.problems.append(f"{name}: {problem}"),
+        ignore_failed=lambda url: url in found.external,
+    )
     page.on("crash", lambda _page: setattr(found, "fatal", f"{name}: the tab crashed"))
 
 

@@ -157,8 +157,8 @@ async def generate_sites(
     report.records = [records[name] for name, _ in plan]
     report.cost = config.price.cost(report.usage) or 0.0
     report.diversity = measure({r.name: r.dhash for r in report.records if r.dhash})
-    _write_json(out / GENERATION / "report.json", report.to_json() | {
-        "diversity": report.diversity.to_json(), "seed": config.seed, "n": config.n})  # fmt: skip
+    run = {"diversity": report.diversity.to_json(), "seed": config.seed, "n": config.n}
+    _write_json(out / GENERATION / "report.json", report.to_json() | run)
     return report
 
 

@@ -116,15 +116,24 @@ def describe_errors(exc: ValidationError, limit: int = 8) -> str:
 def build_site(draft: SiteDraft, name: str, triple: Triple) -> tuple[SiteInfo, list[Task]]:
     """``site.json`` and the tasks, named after the site."""
     info = SiteInfo(
-        name=name, title=draft.title, description=draft.description, style=triple.style,
-        capabilities=[triple.capability], pages=draft.pages,
-    )  # fmt: skip
+        name=name,
+        title=draft.title,
+        description=draft.description,
+        style=triple.style,
+        capabilities=[triple.capability],
+        pages=draft.pages,
+    )
     about = {"capability": triple.capability, "category": triple.category, "style": triple.style}
     tasks = []
     for task in draft.tasks:
         data = task.model_dump(exclude_none=True)
-        data.update(id=f"{name}.{task.id}", website=name, source="sitegen",
-                    tags=["sitegen", triple.capability], meta={"sitegen": about})  # fmt: skip
+        data.update(
+            id=f"{name}.{task.id}",
+            website=name,
+            source="sitegen",
+            tags=["sitegen", triple.capability],
+            meta={"sitegen": about},
+        )
         try:
             tasks.append(Task.model_validate(data))
         except ValidationError as exc:
@@ -133,9 +142,12 @@ def build_site(draft: SiteDraft, name: str, triple: Triple) -> tuple[SiteInfo, l
 
 
 def write_site(
-    directory: Path, files: Mapping[str, str], info: SiteInfo, tasks: list[Task],
+    directory: Path,
+    files: Mapping[str, str],
+    info: SiteInfo,
+    tasks: list[Task],
     binary: Mapping[str, bytes] | None = None,
-) -> None:  # fmt: skip
+) -> None:
     """The site directory, replacing whatever was there: the model's (text) ``files``, our
     ``binary`` ones (an image model's pictures), site.json and tasks.json."""
     if directory.exists():

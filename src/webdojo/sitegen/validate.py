@@ -62,12 +62,13 @@ class ValidationSettings:
     def session(self) -> SessionOptions:
         width, height = self.viewport
         return SessionOptions(
-            viewport_width=width, viewport_height=height,
+            viewport_width=width,
+            viewport_height=height,
             action_timeout_s=self.action_timeout_s,
             navigation_timeout_s=self.navigation_timeout_s,
             # offline: no other host at all (the site server's origin is allowed where used)
             network=NetworkPolicy(allow_hosts=("127.0.0.1",)),
-        )  # fmt: skip
+        )
 
 
 @dataclass
@@ -95,8 +96,11 @@ def static_problems(files: dict[str, str], images: Collection[str] = ()) -> list
             if posixpath.normpath(posixpath.join(posixpath.dirname(name), ref)) not in images:
                 problems.append(f"{name}: uses the raster image {ref}: use inline SVG")
     unfilled = dict.fromkeys(name for name, _, has_src in image_tags(files) if not has_src)
-    problems += [f"{name}: <img data-image-prompt> needs an image model, and this run has none: "
-                 "draw the picture as inline SVG" for name in unfilled]  # fmt: skip
+    problems += [
+        f"{name}: <img data-image-prompt> needs an image model, and this run has none: "
+        "draw the picture as inline SVG"
+        for name in unfilled
+    ]
     return problems
 
 
@@ -117,9 +121,11 @@ class Validator:
         return self
 
     async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
         tb: TracebackType | None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         await self.aclose()
 
     async def aclose(self) -> None:
@@ -145,8 +151,11 @@ class Validator:
         for found in pages:
             result.problems += found.problems
             result.external += found.external
-        result.problems += [f"{f.page}: loads {url} from outside the site (blocked)"
-                            for f in pages for url in dict.fromkeys(f.external)]  # fmt: skip
+        result.problems += [
+            f"{f.page}: loads {url} from outside the site (blocked)"
+            for f in pages
+            for url in dict.fromkeys(f.external)
+        ]
         result.fatal = next((f.fatal for f in pages if f.fatal), None)
         result.screenshot = pages[0].screenshot if pages else None
         if result.fatal is None:
@@ -161,8 +170,9 @@ class Validator:
 
         async def one(page: str) -> PageFindings:
             async with self._limit:
-                return await check_page(host, self.server.url_for(name, page), page, options,
-                                        allowed_images=allowed)  # fmt: skip
+                return await check_page(
+                    host, self.server.url_for(name, page), page, options, allowed_images=allowed
+                )
 
         return list(await asyncio.gather(*(one(page) for page in site.info.pages)))
 

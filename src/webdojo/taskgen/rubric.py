@@ -162,9 +162,12 @@ async def generate_rubrics(
     if on_start is not None:
         on_start(len(jobs))
     tally = await run_jobs(
-        jobs, cache, concurrency=config.concurrency, on_result=on_result,
+        jobs,
+        cache,
+        concurrency=config.concurrency,
+        on_result=on_result,
         max_consecutive_errors=config.stop_after_errors,
-    )  # fmt: skip
+    )
     report.generated, report.cached = tally.generated, tally.cached
     report.cost = config.price.cost(report.usage)
     report.written = write_tasks(

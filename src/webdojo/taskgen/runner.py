@@ -191,8 +191,13 @@ def asker(
 
     async def ask() -> dict[str, Any]:
         return await ask_until_valid(
-            client, messages, parse, attempts=config.attempts, repair=repair, usage=usage,
+            client,
+            messages,
+            parse,
+            attempts=config.attempts,
+            repair=repair,
+            usage=usage,
             max_tokens=config.max_tokens,
-        )  # fmt: skip
+        )
 
     return ask

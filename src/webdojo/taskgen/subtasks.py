@@ -125,9 +125,12 @@ def plan_decomposition(path: Path) -> Plan:
 
 def child_key(model: str, child: PlannedChild) -> str:
     return content_key(
-        "decompose", DECOMPOSE_PROMPT_VERSION, model, child.parent_instruction,
+        "decompose",
+        DECOMPOSE_PROMPT_VERSION,
+        model,
+        child.parent_instruction,
         groups_key(child.subset),
-    )  # fmt: skip
+    )
 
 
 def count_cached(plan: Plan, model: str, cache: ReplyCache, force: bool) -> int:
@@ -200,9 +203,12 @@ async def decompose_tasks(
     if on_start is not None:
         on_start(len(jobs))
     tally = await run_jobs(
-        list(jobs.values()), cache, concurrency=config.concurrency, on_result=on_result,
+        list(jobs.values()),
+        cache,
+        concurrency=config.concurrency,
+        on_result=on_result,
         max_consecutive_errors=config.stop_after_errors,
-    )  # fmt: skip
+    )
     report.generated, report.cached = tally.generated, tally.cached
     report.cost = config.price.cost(report.usage)
     made: dict[str, str] = {}
@@ -225,9 +231,13 @@ def _asker(client: ModelClient, child: PlannedChild, config: GenConfig, usage: U
 
 
 def _output(
-    path: Path, plan: Plan, made: dict[str, str], model: str, children_only: bool,
+    path: Path,
+    plan: Plan,
+    made: dict[str, str],
+    model: str,
+    children_only: bool,
     report: GenReport,
-) -> Iterator[Task]:  # fmt: skip
+) -> Iterator[Task]:
     """The output tasks in input order, each parent followed by its new children."""
     provenance = {"decompose_model": model, "decompose_prompt": DECOMPOSE_PROMPT_VERSION}
     children_written = 0

@@ -101,8 +101,10 @@ def load_miniwob(
     wanted = list(dict.fromkeys(names)) if names else known
     unknown = [n for n in wanted if n not in known]
     if unknown:
-        hints = [f"{n} (did you mean {', '.join(close)}?)" if (close := _close(n, known)) else n
-                 for n in unknown]  # fmt: skip
+        hints = [
+            f"{n} (did you mean {', '.join(close)}?)" if (close := _close(n, known)) else n
+            for n in unknown
+        ]
         raise TaskFileError(f"no such MiniWoB++ task(s): {'; '.join(hints)}")
     tasks = (
         [miniwob_task(n) for n in wanted]

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import os
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +37,11 @@ from webdojo.tasks.task_file import write_tasks
 
 ALL = "all"  # the one pool of uniform sampling
 PRESETS: dict[str, tuple[int, int, int] | None] = {
-    "uniform": None, "only-easy": (1, 0, 0), "only-medium": (0, 1, 0), "only-hard": (0, 0, 1),
-}  # fmt: skip
+    "uniform": None,
+    "only-easy": (1, 0, 0),
+    "only-medium": (0, 1, 0),
+    "only-hard": (0, 0, 1),
+}
 CHUNK = 2048  # instructions hashed at a time
 STATE_VERSION = 1
 
@@ -127,9 +130,8 @@ class SampleResult:
     out: Path | None = None
 
     def to_json(self) -> dict[str, Any]:
-        keys = ("sampled", "levels", "wanted", "short", "near_dup_rejected", "blocked",
-                "unknown_level", "new", "effective_size", "round", "seed")  # fmt: skip
-        data = {k: getattr(self, k) for k in keys}
+        # every field but the indices, which only the sampler needs
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "chosen"}
         data["out"] = None if self.out is None else str(self.out)
         return data
 
@@ -179,10 +181,15 @@ def _draw(
 
 
 def plan_sample(
-    columns: TaskColumns, n: int, ratio: tuple[int, int, int] | None, *, seed: int = 0,
-    blocked_sites: set[str] | None = None, state: SampleState | None = None,
+    columns: TaskColumns,
+    n: int,
+    ratio: tuple[int, int, int] | None,
+    *,
+    seed: int = 0,
+    blocked_sites: set[str] | None = None,
+    state: SampleState | None = None,
     dup_threshold: float = DEFAULT_THRESHOLD,
-) -> SampleResult:  # fmt: skip
+) -> SampleResult:
     """Choose the sample (``result.chosen``); ``state`` is updated with it."""
     if n < 1:
         raise ConfigError(f"--n {n}: sample at least one task")
@@ -204,8 +211,9 @@ def plan_sample(
     ids = [columns.ids[i] for i in chosen]
     new = sum(1 for task_id in ids if task_id not in state.seen)
     state.seen.update(ids)
-    state.rounds.append({"seed": seed, "n": n, "sampled": len(ids), "new": new,
-                         "effective_size": len(state.seen)})  # fmt: skip
+    state.rounds.append(
+        {"seed": seed, "n": n, "sampled": len(ids), "new": new, "effective_size": len(state.seen)}
+    )
     return SampleResult(
         sampled=len(chosen),
         levels=levels,
@@ -223,18 +231,32 @@ def plan_sample(
 
 
 def sample_file(
-    path: Path, out: Path, n: int, ratio: tuple[int, int, int] | None, *, seed: int = 0,
-    caps: dict[str, int] | None = None, blocked_sites: set[str] | None = None,
-    state_path: Path | None = None, dup_threshold: float = DEFAULT_THRESHOLD,
+    path: Path,
+    out: Path,
+    n: int,
+    ratio: tuple[int, int, int] | None,
+    *,
+    seed: int = 0,
+    caps: dict[str, int] | None = None,
+    blocked_sites: set[str] | None = None,
+    state_path: Path | None = None,
+    dup_threshold: float = DEFAULT_THRESHOLD,
     progress: Progress | None = None,
-) -> SampleResult:  # fmt: skip
+) -> SampleResult:
     """Sample a task file into ``out`` (tasks in file order, with step caps when ``caps``);
     with ``state_path``, read and update the rounds so far."""
     path, out = Path(path), Path(out)
     state = SampleState.load(state_path)
     columns = read_columns(path, instructions=True, progress=progress)
-    result = plan_sample(columns, n, ratio, seed=seed, blocked_sites=blocked_sites,
-                         state=state, dup_threshold=dup_threshold)  # fmt: skip
+    result = plan_sample(
+        columns,
+        n,
+        ratio,
+        seed=seed,
+        blocked_sites=blocked_sites,
+        state=state,
+        dup_threshold=dup_threshold,
+    )
     lines = [columns.lines[i] for i in result.chosen]
     tasks = iter_tasks_at(path, lines)
     if caps is not None:

@@ -101,8 +101,19 @@ class AnswerCheck(_Strict):
     tolerance: float = 0.0
 
 
-StorageOp = Literal["eq", "ne", "contains", "not_contains", "in", "gte", "lte", "exists",
-                    "missing", "len_eq", "len_gte"]  # fmt: skip
+StorageOp = Literal[
+    "eq",
+    "ne",
+    "contains",
+    "not_contains",
+    "in",
+    "gte",
+    "lte",
+    "exists",
+    "missing",
+    "len_eq",
+    "len_gte",
+]
 
 
 class StorageCheck(_Strict):
@@ -184,11 +195,18 @@ class ReferenceAnswer(_Strict):
 
 
 RuleMatch = Literal[
-    "url_exactly_match", "url_included_match", "url_semantic_match",
-    "element_path_exactly_match", "element_path_included_match",
-    "element_value_exactly_match", "element_value_included_match", "element_value_semantic_match",
-    "cache_data_exactly_match", "cache_data_included_match", "cache_data_semantic_match",
-]  # fmt: skip
+    "url_exactly_match",
+    "url_included_match",
+    "url_semantic_match",
+    "element_path_exactly_match",
+    "element_path_included_match",
+    "element_value_exactly_match",
+    "element_value_included_match",
+    "element_value_semantic_match",
+    "cache_data_exactly_match",
+    "cache_data_included_match",
+    "cache_data_semantic_match",
+]
 
 
 class EvalRule(_Strict):

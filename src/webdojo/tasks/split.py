@@ -112,9 +112,12 @@ def count_test_groups(eligible: int, test_sites: int | None, test_ratio: float |
 
 
 def plan_split(
-    columns: TaskColumns, *, seed: int = 0, test_sites: int | None = None,
+    columns: TaskColumns,
+    *,
+    seed: int = 0,
+    test_sites: int | None = None,
     test_ratio: float | None = None,
-) -> tuple[list[int], SplitResult]:  # fmt: skip
+) -> tuple[list[int], SplitResult]:
     """(route per task: TRAIN / TEST / REMOVED, the result without ``out``)."""
     group_of, orphans = site_groups(columns)
     members: dict[str, list[int]] = {}
@@ -149,9 +152,14 @@ def plan_split(
 
 
 def split_file(
-    path: Path, out: Path, *, seed: int = 0, test_sites: int | None = None,
-    test_ratio: float | None = None, progress: Progress | None = None,
-) -> SplitResult:  # fmt: skip
+    path: Path,
+    out: Path,
+    *,
+    seed: int = 0,
+    test_sites: int | None = None,
+    test_ratio: float | None = None,
+    progress: Progress | None = None,
+) -> SplitResult:
     """Split the task file ``path`` into ``out/train.jsonl`` and ``out/test.jsonl`` (see the
     module docstring); ``out/split.json`` records what was done."""
     path, out = Path(path), Path(out)

@@ -7,23 +7,36 @@ from __future__ import annotations
 
 DOMAINS: dict[str, tuple[str, ...]] = {
     "Lifestyle & Leisure": (
-        "Shopping", "Food & Cooking", "Sports & Fitness", "Health & Medicine",
-        "Pets & Animal Welfare", "Fashion & Beauty", "Hobbies & DIY",
+        "Shopping",
+        "Food & Cooking",
+        "Sports & Fitness",
+        "Health & Medicine",
+        "Pets & Animal Welfare",
+        "Fashion & Beauty",
+        "Hobbies & DIY",
     ),
     "Entertainment": (
-        "Films & TV Shows", "Gaming & Virtual Worlds", "Live Shows & Performances", "Music",
+        "Films & TV Shows",
+        "Gaming & Virtual Worlds",
+        "Live Shows & Performances",
+        "Music",
         "Books & Reading",
     ),
     "Misc.": (
-        "General Info.", "News", "Legal & Government Services", "Real Estate",
+        "General Info.",
+        "News",
+        "Legal & Government Services",
+        "Real Estate",
         "Finance & Investment",
     ),
     "Science & Research": ("Research & Academia", "Technology & Science"),
     "Career & Education": ("Education & Learning", "Jobs & Career"),
     "Travel & Transportation": (
-        "Travel & Accommodation", "Outdoor & Recreation", "Ticketed Activities",
+        "Travel & Accommodation",
+        "Outdoor & Recreation",
+        "Ticketed Activities",
     ),
-}  # fmt: skip
+}
 
 _DOMAIN_BY_KEY = {name.casefold(): name for name in DOMAINS}
 _SUB_BY_KEY = {sub.casefold(): (sub, domain) for domain, subs in DOMAINS.items() for sub in subs}

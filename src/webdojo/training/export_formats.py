@@ -73,8 +73,16 @@ Writer = Callable[[Iterable[Example], Path, bool], Written]
 
 def metadata(example: Example) -> dict[str, Any]:
     s = example.sample
-    return {"task_id": s.task_id, "key": s.key, "episode": s.episode, "step": s.step,
-            "reward": s.reward, "advantage": s.advantage, "weight": s.weight, "rule": s.rule}  # fmt: skip
+    return {
+        "task_id": s.task_id,
+        "key": s.key,
+        "episode": s.episode,
+        "step": s.step,
+        "reward": s.reward,
+        "advantage": s.advantage,
+        "weight": s.weight,
+        "rule": s.rule,
+    }
 
 
 # --- images as files (openai, sharegpt) ---------------------------------------------------------
@@ -139,13 +147,20 @@ def write_sharegpt(examples: Iterable[Example], out: Path, has_images: bool) -> 
             handle.write(json.dumps(row, ensure_ascii=False))
             written.count(example, images)
         handle.write("\n]\n")
-    info = {DATASET: {
-        "file_name": "train.json",
-        "formatting": "sharegpt",
-        "columns": {"messages": "messages", "images": "images"},
-        "tags": {"role_tag": "role", "content_tag": "content", "user_tag": "user",
-                 "assistant_tag": "assistant", "system_tag": "system"},
-    }}  # fmt: skip
+    info = {
+        DATASET: {
+            "file_name": "train.json",
+            "formatting": "sharegpt",
+            "columns": {"messages": "messages", "images": "images"},
+            "tags": {
+                "role_tag": "role",
+                "content_tag": "content",
+                "user_tag": "user",
+                "assistant_tag": "assistant",
+                "system_tag": "system",
+            },
+        }
+    }
     (out / "dataset_info.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
     return written
 
@@ -228,13 +243,20 @@ def write_hf(examples: Iterable[Example], out: Path, has_images: bool) -> Writte
             yield row
 
     text = datasets.Value("string")
-    features = datasets.Features({
-        "messages": [{"role": text, "content": [{"type": text, "text": text}]}],
-        **({"images": [datasets.Image()]} if has_images else {}),
-        "task_id": text, "key": text, "episode": text, "step": datasets.Value("int64"),
-        "reward": datasets.Value("float64"), "advantage": datasets.Value("float64"),
-        "weight": datasets.Value("float64"), "rule": text,
-    })  # fmt: skip
+    features = datasets.Features(
+        {
+            "messages": [{"role": text, "content": [{"type": text, "text": text}]}],
+            **({"images": [datasets.Image()]} if has_images else {}),
+            "task_id": text,
+            "key": text,
+            "episode": text,
+            "step": datasets.Value("int64"),
+            "reward": datasets.Value("float64"),
+            "advantage": datasets.Value("float64"),
+            "weight": datasets.Value("float64"),
+            "rule": text,
+        }
+    )
     cache = out.parent / (out.name + ".cache")
     bars = datasets.is_progress_bar_enabled()
     datasets.disable_progress_bars()  # webdojo draws its own
@@ -270,12 +292,21 @@ def _parts(message: Message, images: list[bytes]) -> dict[str, Any]:
 def verl_schema(has_images: bool) -> pa.Schema:
     message = pa.struct([("role", pa.string()), ("content", pa.string())])
     image = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
-    extra = pa.struct([
-        ("index", pa.int64()), ("response", pa.string()), ("reward", pa.float64()),
-        ("advantage", pa.float64()), ("weight", pa.float64()), ("rule", pa.string()),
-        ("task_id", pa.string()), ("key", pa.string()), ("episode", pa.string()),
-        ("step", pa.int64()), ("split", pa.string()),
-    ])  # fmt: skip
+    extra = pa.struct(
+        [
+            ("index", pa.int64()),
+            ("response", pa.string()),
+            ("reward", pa.float64()),
+            ("advantage", pa.float64()),
+            ("weight", pa.float64()),
+            ("rule", pa.string()),
+            ("task_id", pa.string()),
+            ("key", pa.string()),
+            ("episode", pa.string()),
+            ("step", pa.int64()),
+            ("split", pa.string()),
+        ]
+    )
     fields = [
         ("data_source", pa.string()),
         ("agent_name", pa.string()),

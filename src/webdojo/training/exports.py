@@ -45,8 +45,14 @@ class ExportSummary:
 
     def to_json(self) -> dict[str, Any]:
         """The ``--json`` line: samples, images, out, format, then the rest."""
-        return {"samples": self.samples, "images": self.images, "out": str(self.out),
-                "format": self.format, "image_refs": self.image_refs, "bytes": self.bytes}  # fmt: skip
+        return {
+            "samples": self.samples,
+            "images": self.images,
+            "out": str(self.out),
+            "format": self.format,
+            "image_refs": self.image_refs,
+            "bytes": self.bytes,
+        }
 
 
 def export(

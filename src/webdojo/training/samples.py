@@ -58,8 +58,12 @@ class SelectionSummary(BaseModel):
 
     def to_json(self, out: Path) -> dict[str, Any]:
         """The ``--json`` line: kept, dropped, out, then the rest."""
-        return {"kept": self.kept, "dropped": self.dropped, "out": str(out),
-                **self.model_dump(exclude={"kept", "dropped"})}  # fmt: skip
+        return {
+            "kept": self.kept,
+            "dropped": self.dropped,
+            "out": str(out),
+            **self.model_dump(exclude={"kept", "dropped"}),
+        }
 
 
 def write_selection(out: Path, samples: list[Sample], summary: SelectionSummary) -> None:

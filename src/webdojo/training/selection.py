@@ -76,11 +76,19 @@ def _steps(
         if why is not None:
             out.dropped[why] += 1
             continue
-        samples.append(Sample(
-            rule=rule, run=str(episode.run), iteration=episode.iteration, key=episode.record.key,
-            episode=step.episode, task_id=episode.task_id, step=step.step,
-            reward=float(episode.reward or 0.0), **fields,
-        ))  # fmt: skip
+        samples.append(
+            Sample(
+                rule=rule,
+                run=str(episode.run),
+                iteration=episode.iteration,
+                key=episode.record.key,
+                episode=step.episode,
+                task_id=episode.task_id,
+                step=step.step,
+                reward=float(episode.reward or 0.0),
+                **fields,
+            )
+        )
     return samples
 
 

@@ -94,12 +94,18 @@ class TrainResult:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "steps": self.steps, "loss_first": self.loss_first, "loss_last": self.loss_last,
-            "tokens": self.tokens, "samples": self.samples, "seconds": round(self.seconds, 3),
+            "steps": self.steps,
+            "loss_first": self.loss_first,
+            "loss_last": self.loss_last,
+            "tokens": self.tokens,
+            "samples": self.samples,
+            "seconds": round(self.seconds, 3),
             "samples_per_s": round(self.samples_per_s, 3),
-            "tokens_per_s": round(self.tokens_per_s, 1), "checkpoint": self.checkpoint,
-            "device": self.device, "dtype": self.dtype,
-        }  # fmt: skip
+            "tokens_per_s": round(self.tokens_per_s, 1),
+            "checkpoint": self.checkpoint,
+            "device": self.device,
+            "dtype": self.dtype,
+        }
 
 
 OnStep = Callable[[dict[str, Any]], None]  # called with each step's metrics line
@@ -175,11 +181,15 @@ def _step(
     batch = {k: v.to(device) for k, v in batch.items()}
     loss = _update(config, bundle, optimizer, params, batch, picked, device)
     return {
-        "step": step + 1, "loss": loss, "tokens": int(batch["attention_mask"].sum()),
-        "reply_tokens": int((batch["labels"] != -100).sum()), "samples": len(picked),
-        "lr": config.lr, "seconds": round(time.perf_counter() - t0, 4),
+        "step": step + 1,
+        "loss": loss,
+        "tokens": int(batch["attention_mask"].sum()),
+        "reply_tokens": int((batch["labels"] != -100).sum()),
+        "samples": len(picked),
+        "lr": config.lr,
+        "seconds": round(time.perf_counter() - t0, 4),
         "sample_ids": [sample_id(e) for e in picked],
-    }  # fmt: skip
+    }
 
 
 def _prepare(
@@ -258,8 +268,12 @@ def _save(
     data_id: str,
 ) -> Path:
     settings = {k: str(v) if isinstance(v, Path) else v for k, v in asdict(config).items()}
-    info = {"step": step, "cursor": step * config.batch_size, "fingerprint": data_id,
-            "settings": settings}  # fmt: skip
+    info = {
+        "step": step,
+        "cursor": step * config.batch_size,
+        "fingerprint": data_id,
+        "settings": settings,
+    }
     return checkpoints.save(out, bundle, optimizer, info, keep=config.keep_checkpoints)
 
 
@@ -337,9 +351,13 @@ def _step_of(line: str) -> float:
 
 def _progress_bar(config: TrainConfig) -> Progress:
     return Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-        TimeRemainingColumn(), disable=not config.progress, transient=True,
-    )  # fmt: skip
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        disable=not config.progress,
+        transient=True,
+    )
 
 
 def _result(

@@ -37,15 +37,17 @@ def compare_runs(a: RunData, b: RunData) -> dict[str, Any]:
     for key in keys:
         ra, rb = rows_a.get(key), rows_b.get(key)
         first = ra or rb or {}
-        rows.append({
-            "key": key,
-            "task_id": first.get("task_id"),
-            "site": first.get("site"),
-            "difficulty": first.get("difficulty"),
-            "a": None if ra is None else _side(ra),
-            "b": None if rb is None else _side(rb),
-            "change": change_of(ra, rb),
-        })  # fmt: skip
+        rows.append(
+            {
+                "key": key,
+                "task_id": first.get("task_id"),
+                "site": first.get("site"),
+                "difficulty": first.get("difficulty"),
+                "a": None if ra is None else _side(ra),
+                "b": None if rb is None else _side(rb),
+                "change": change_of(ra, rb),
+            }
+        )
     counts = Counter(r["change"] for r in rows)
     sum_a, sum_b = run_summary(a), run_summary(b)
     sites = sorted(set(sum_a.by_site) | set(sum_b.by_site))

@@ -75,8 +75,14 @@ def overlay_spec(
     ([[x1, y1], [x2, y2]] for scrolls), ``label`` (a short caption), ``tone`` (ok/bad/None).
     """
     if action is None:
-        return {"kind": "unparsed", "point": None, "box": None, "arrow": None,
-                "label": "unparsed model output: no action", "tone": "bad"}  # fmt: skip
+        return {
+            "kind": "unparsed",
+            "point": None,
+            "box": None,
+            "arrow": None,
+            "label": "unparsed model output: no action",
+            "tone": "bad",
+        }
     kind = action.type
     box = target.box.model_dump() if target is not None and kind in POINTER else None
     point = None
@@ -91,8 +97,14 @@ def overlay_spec(
         length = min(viewport) * 0.18
         arrow = [start, [start[0] + dx * length, start[1] + dy * length]]
     tone = "ok" if kind == "stop" else None
-    return {"kind": kind, "point": point, "box": box, "arrow": arrow,
-            "label": _label(action, target), "tone": tone}  # fmt: skip
+    return {
+        "kind": kind,
+        "point": point,
+        "box": box,
+        "arrow": arrow,
+        "label": _label(action, target),
+        "tone": tone,
+    }
 
 
 def overlay_svg(spec: dict[str, Any], viewport: tuple[int, int], scale: float = 1.0) -> str:

@@ -67,9 +67,16 @@ def success_by_difficulty(rows: list[dict[str, Any]]) -> str:
         bars = ax.bar(names, rates, color="#2563eb", width=0.6)
         for bar, row in zip(bars, rows, strict=True):
             label = f"{row['successes']}/{row['episodes']}" if row["episodes"] else "no verdict"
-            ax.annotate(label, (bar.get_x() + bar.get_width() / 2, bar.get_height()),
-                        ha="center", va="bottom", xytext=(0, 3), textcoords="offset points",
-                        fontsize=9, color="#374151")  # fmt: skip
+            ax.annotate(
+                label,
+                (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                ha="center",
+                va="bottom",
+                xytext=(0, 3),
+                textcoords="offset points",
+                fontsize=9,
+                color="#374151",
+            )
         ax.set_ylim(0, 110)
         ax.set_ylabel("success rate (%)")
         ax.set_xlabel("difficulty (number of rubric facts)")
@@ -94,9 +101,14 @@ def episode_lengths(rows: list[dict[str, Any]]) -> str:
         ]
         groups = [(s, v) for s, v in groups if v]
         if groups:
-            ax.hist([v for _, v in groups], bins=bins, stacked=True, rwidth=0.85,
-                    color=[STATUS_COLORS[s] for s, _ in groups],
-                    label=[s for s, _ in groups])  # fmt: skip
+            ax.hist(
+                [v for _, v in groups],
+                bins=bins,
+                stacked=True,
+                rwidth=0.85,
+                color=[STATUS_COLORS[s] for s, _ in groups],
+                label=[s for s, _ in groups],
+            )
             ax.legend(frameon=False, fontsize=9)
         else:
             ax.text(0.5, 0.5, "no episodes", ha="center", transform=ax.transAxes)

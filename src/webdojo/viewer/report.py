@@ -125,10 +125,9 @@ def _stats(t: dict[str, Any]) -> str:
         ("faults (unscored)", t["faults"]),
         ("unfinished", t["unfinished"]),
         ("mean steps", mean),
-        (f"repeated steps ({t['repeated_steps']}/{t['total_steps']})",
-         _pct(t["repetition_share"])),
+        (f"repeated steps ({t['repeated_steps']}/{t['total_steps']})", _pct(t["repetition_share"])),
         ("episode wall time (sum)", f"{t['wall_s']:.1f} s"),
-    ]  # fmt: skip
+    ]
     return _stat_cards(cards)
 
 
@@ -177,8 +176,17 @@ def _codes(codes: list[str]) -> str:
 
 
 def _episode_table(rows: list[dict[str, Any]]) -> str:
-    cols = ["episode", "site", "difficulty", "status", "steps", "repeats", "wall time", "error codes",
-            "answer"]  # fmt: skip
+    cols = [
+        "episode",
+        "site",
+        "difficulty",
+        "status",
+        "steps",
+        "repeats",
+        "wall time",
+        "error codes",
+        "answer",
+    ]
     head = "".join(f"<th>{c}</th>" for c in cols)
     body = "".join(
         f"<tr><td class='mono'>{_v(r['key'])}</td><td>{_v(r['site'])}</td>"
@@ -289,8 +297,9 @@ def _example(run: RunData, key: str) -> str:
     record = run.episodes.get(key)  # None: the episode never finished
     task = ep["task"]
     steps = ep["steps"]
-    shown = steps if len(steps) <= HEAD_STEPS + TAIL_STEPS else (
-        steps[:HEAD_STEPS] + steps[-TAIL_STEPS:])  # fmt: skip
+    shown = steps
+    if len(steps) > HEAD_STEPS + TAIL_STEPS:
+        shown = steps[:HEAD_STEPS] + steps[-TAIL_STEPS:]
     skipped = len(steps) - len(shown)
     cards = "".join(_step_card(run, s) for s in shown[:HEAD_STEPS])
     if skipped:

@@ -56,14 +56,24 @@ def reward_sources(run: RunData) -> list[Source]:
     return sources
 
 
+_SOURCE_COLUMNS = (
+    "source",
+    "scored",
+    "unscored",
+    "success",
+    "95% CI",
+    "mean ± std over repeats",
+    "pass@k",
+)
+
+
 def evaluation_section(run: RunData) -> str:
     """The ``Evaluation`` card: one row per reward source, then the breakdowns."""
     sources = reward_sources(run)
     if not sources:
         return ""
     rows = "".join(_source_row(s) for s in sources)
-    head = "".join(f"<th>{h}</th>" for h in ("source", "scored", "unscored", "success",
-                                             "95% CI", "mean ± std over repeats", "pass@k"))  # fmt: skip
+    head = "".join(f"<th>{h}</th>" for h in _SOURCE_COLUMNS)
     domain: Callable[[EpisodeRecord], Hashable] = lambda r: _domain(run, r)  # noqa: E731
     level_order = [*LEVELS, "unknown"]
     breakdowns = "".join(
@@ -164,8 +174,10 @@ def judges_section(summaries: list[dict[str, Any]]) -> str:
     agreement with the verifier."""
     if not summaries:
         return ""
-    head = "".join(f"<th>{escape(x)}</th>" for x in ("judge", "verdicts", *LABELS,
-                                                     "reward mean", "agrees with verifier"))  # fmt: skip
+    head = "".join(
+        f"<th>{escape(x)}</th>"
+        for x in ("judge", "verdicts", *LABELS, "reward mean", "agrees with verifier")
+    )
     rows = "".join(_judge_row(s) for s in summaries)
     return (
         '<div class="card section" data-testid="judges"><h2>Judges</h2>'
@@ -176,8 +188,13 @@ def judges_section(summaries: list[dict[str, Any]]) -> str:
 def _judge_row(s: dict[str, Any]) -> str:
     agree = f"{s['agree_with_verifier']}/{s['with_verifier']}" if s["with_verifier"] else "–"
     mean = "–" if s["reward_mean"] is None else f"{s['reward_mean']:.3f}"
-    cells = [s["judge"], s["verdicts"], *(s["labels"].get(label, 0) for label in LABELS), mean,
-             agree]  # fmt: skip
+    cells = [
+        s["judge"],
+        s["verdicts"],
+        *(s["labels"].get(label, 0) for label in LABELS),
+        mean,
+        agree,
+    ]
     return "<tr>" + "".join(f"<td>{escape(str(c))}</td>" for c in cells) + "</tr>"
 
 

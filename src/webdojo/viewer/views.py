@@ -38,8 +38,10 @@ def run_summary(run: RunData) -> RunSummary:
 
 
 def bucket_rows(buckets: dict[Any, Bucket]) -> list[dict[str, Any]]:
-    return [{"name": str(name) if name != 0 else "unknown", **bucket.to_json()}
-            for name, bucket in sorted(buckets.items())]  # fmt: skip
+    return [
+        {"name": str(name) if name != 0 else "unknown", **bucket.to_json()}
+        for name, bucket in sorted(buckets.items())
+    ]
 
 
 def totals(run: RunData, summary: RunSummary, rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -115,36 +117,76 @@ def _error_codes(steps: list[StepRecord], record: EpisodeRecord | None) -> list[
 
 def episode_rows(run: RunData) -> list[dict[str, Any]]:
     """One row per episode key: finished ones first (in record order), then unfinished."""
-    rows = []
-    for key, rec in run.episodes.items():
-        steps = run.steps_of(key)
-        rows.append({
-            "key": key, "task_id": rec.task_id, "site": rec.site,
-            "difficulty": rec.difficulty, "level": rec.level, "status": status_of(rec),
-            "outcome": rec.outcome.value, "steps": rec.steps, "wall_s": rec.wall_s,
-            "repeats": sum(s.repeated for s in steps),
-            "error_codes": _error_codes(steps, rec), "answer": rec.answer,
-            "verdicts": _row_verdicts(run, key, rec.episode),
-        })  # fmt: skip
-    for key in run.unfinished:
-        steps = run.steps_of(key)
-        task_id = steps[0].task_id if steps else key.split("#")[0]
-        spent = sum(s.policy_s + s.env_s for s in steps)
-        rows.append({
-            "key": key, "task_id": task_id, **_task_fields(run, task_id),
-            "status": "unfinished", "outcome": None, "steps": len(steps),
-            "wall_s": round(spent, 3), "repeats": sum(s.repeated for s in steps),
-            "error_codes": _error_codes(steps, None), "answer": None, "verdicts": {},
-        })  # fmt: skip
-    return rows
+    rows = [_finished_row(run, key, rec) for key, rec in run.episodes.items()]
+    return rows + [_unfinished_row(run, key) for key in run.unfinished]
+
+
+def _finished_row(run: RunData, key: str, rec: EpisodeRecord) -> dict[str, Any]:
+    steps = run.steps_of(key)
+    return {
+        "key": key,
+        "task_id": rec.task_id,
+        "site": rec.site,
+        "difficulty": rec.difficulty,
+        "level": rec.level,
+        "status": status_of(rec),
+        "outcome": rec.outcome.value,
+        "steps": rec.steps,
+        "wall_s": rec.wall_s,
+        "repeats": sum(s.repeated for s in steps),
+        "error_codes": _error_codes(steps, rec),
+        "answer": rec.answer,
+        "verdicts": _row_verdicts(run, key, rec.episode),
+    }
+
+
+def _unfinished_row(run: RunData, key: str) -> dict[str, Any]:
+    steps = run.steps_of(key)
+    task_id = steps[0].task_id if steps else key.split("#")[0]
+    spent = sum(s.policy_s + s.env_s for s in steps)
+    return {
+        "key": key,
+        "task_id": task_id,
+        **_task_fields(run, task_id),
+        "status": "unfinished",
+        "outcome": None,
+        "steps": len(steps),
+        "wall_s": round(spent, 3),
+        "repeats": sum(s.repeated for s in steps),
+        "error_codes": _error_codes(steps, None),
+        "answer": None,
+        "verdicts": {},
+    }
 
 
 def _task_view(run: RunData, task_id: str) -> dict[str, Any] | None:
     info: TaskInfo | None = run.tasks.get(task_id)
     if info is None:
         return None
-    return {"instruction": info.instruction, "facts": info.facts, "max_steps": info.max_steps,
-            "difficulty": info.difficulty, "level": info.level}  # fmt: skip
+    return {
+        "instruction": info.instruction,
+        "facts": info.facts,
+        "max_steps": info.max_steps,
+        "difficulty": info.difficulty,
+        "level": info.level,
+    }
+
+
+# what a step view shows of its record as it is
+_STEP_FIELDS = {
+    "step",
+    "url",
+    "title",
+    "text",
+    "action",
+    "target",
+    "memory",
+    "error",
+    "dialogs",
+    "policy_s",
+    "env_s",
+    "usage",
+}
 
 
 def step_view(run: RunData, step: StepRecord, file_url: str) -> dict[str, Any]:
@@ -157,8 +199,7 @@ def step_view(run: RunData, step: StepRecord, file_url: str) -> dict[str, Any]:
             return None
         return file_url + rel
 
-    data = step.model_dump(include={"step", "url", "title", "text", "action", "target",
-                                    "memory", "error", "dialogs", "policy_s", "env_s", "usage"})  # fmt: skip
+    data = step.model_dump(include=_STEP_FIELDS)
     return {
         **data,
         "viewport": list(viewport),
@@ -251,9 +292,14 @@ def judge_summaries(run: RunData) -> list[dict[str, Any]]:
         both = [(v.reward, r.reward) for v, r in verdicts]
         scored = [(a, b) for a, b in both if a is not None and b is not None]
         agree = sum(succeeded(a) == succeeded(b) for a, b in scored)
-        out.append({
-            "judge": judge, "verdicts": len(verdicts), "labels": dict(labels),
-            "reward_mean": round(sum(rewards) / len(rewards), 4) if rewards else None,
-            "with_verifier": len(scored), "agree_with_verifier": agree,
-        })  # fmt: skip
+        out.append(
+            {
+                "judge": judge,
+                "verdicts": len(verdicts),
+                "labels": dict(labels),
+                "reward_mean": round(sum(rewards) / len(rewards), 4) if rewards else None,
+                "with_verifier": len(scored),
+                "agree_with_verifier": agree,
+            }
+        )
     return out

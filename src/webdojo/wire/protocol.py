@@ -22,10 +22,13 @@ from typing import Annotated, Any
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
+    PlainSerializer,
     TypeAdapter,
     ValidationInfo,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
@@ -34,6 +37,7 @@ from pydantic.json_schema import JsonDict
 from webdojo.actions import Action
 from webdojo.observation import ErrorInfo, FinalState, Observation, ObservationOptions
 from webdojo.parsing.types import ParseFormat
+from webdojo.tasks.episode_rules import EndReason
 from webdojo.tasks.schema import Task
 from webdojo.tasks.verify import VerifyResult
 
@@ -169,8 +173,29 @@ class StepRequest(_Wire):
         return self
 
 
+def _reason_on_wire(reason: EndReason) -> str:
+    return _WIRE_SPELLING.get(reason, reason.value)
+
+
+def _reason_from_wire(value: Any) -> Any:
+    return _FROM_WIRE.get(value, value) if isinstance(value, str) else value
+
+
+# The end reason is ``tasks.episode_rules.EndReason`` here as everywhere; only its spelling on
+# the wire differs for one value: the protocol has said "stop" since version 1, the records
+# say "stopped".
+_WIRE_SPELLING = {EndReason.STOPPED: "stop"}
+_FROM_WIRE = {spelled: reason for reason, spelled in _WIRE_SPELLING.items()}
+WireEndReason = Annotated[
+    EndReason,
+    BeforeValidator(_reason_from_wire),
+    PlainSerializer(_reason_on_wire, return_type=str),
+    WithJsonSchema({"type": "string", "enum": [_reason_on_wire(r) for r in EndReason]}),
+]
+
+
 class StepInfo(_Wire):
-    action: dict[str, Any] | None = None  # the action performed (parsed from text if given)
+    action: Action | None = None  # the action performed (parsed from text if given)
     parse_error: ErrorInfo | None = None  # text that could not be parsed (nothing was done)
     answer: str | None = None  # set when the action was stop
     final_state: FinalState | None = None  # captured when done, for client-side verifiers
@@ -178,7 +203,7 @@ class StepInfo(_Wire):
     # why done: "stop" | "step_cap" (the task's max_steps) | "done" (the page said its episode
     # was over: Observation.page_done) | "fault" (the page crashed or
     # the session was lost: no final state, no verdict; never score it)
-    done_reason: str | None = None
+    done_reason: WireEndReason | None = None
     timings_ms: dict[str, float] = Field(default_factory=dict)
 
 

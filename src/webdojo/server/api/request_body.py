@@ -109,7 +109,8 @@ def doc(cls: type[BaseModel], *, required: bool = True) -> dict[str, Any]:
 
 def publish(app: FastAPI, models: Iterable[type[BaseModel]]) -> None:
     """Add the request models (and the models they use) to ``app``'s OpenAPI components.
-    A name FastAPI already published keeps FastAPI's schema (tests check they agree).
+    A name FastAPI published too (an action: requests take one, ``StepInfo`` reports one)
+    gets the request's schema: FastAPI's, from the responses, leaves out null defaults.
 
     FastAPI also documents a 422 ``HTTPValidationError`` for every route with a parameter;
     webdojo never answers one (its 422s are ``ErrorBody``, declared where a route can give
@@ -124,8 +125,7 @@ def publish(app: FastAPI, models: Iterable[type[BaseModel]]) -> None:
         if app.openapi_schema is None:
             spec = build()  # FastAPI's, cached by FastAPI in app.openapi_schema
             schemas = spec.setdefault("components", {}).setdefault("schemas", {})
-            for name, schema in defs.get("$defs", {}).items():
-                schemas.setdefault(name, schema)
+            schemas.update(defs.get("$defs", {}))
             _drop_fastapi_422(spec)
             _require_tags(schemas)
         return app.openapi_schema or {}

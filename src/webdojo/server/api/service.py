@@ -174,13 +174,10 @@ class SessionService:
         else:
             obs = await self.pool.step(record.id, action, options)
         timings["pool"] = _ms(pool_started)
-        info = StepInfo(
-            action=None if action is None else action.model_dump(mode="json"),
-            parse_error=parse_error,
-        )
+        info = StepInfo(action=action, parse_error=parse_error)
         reason = record.core.stepped(action, parse_error or obs.last_error, obs)
         if reason is EndReason.FAULT:  # nothing to verify: the episode is never scored
-            info = info.model_copy(update={"done_reason": reason.value})
+            info = info.model_copy(update={"done_reason": reason})
         elif reason is not None:
             answer = record.core.answer
             final, verdict = await self._final(record, answer)
@@ -189,7 +186,7 @@ class SessionService:
                     "answer": answer,
                     "final_state": final,
                     "verifier": verdict,
-                    "done_reason": _WIRE_REASON.get(reason, reason.value),
+                    "done_reason": reason,
                 }
             )
         timings["server"] = _ms(started)
@@ -271,10 +268,6 @@ class SessionService:
             record.state = SessionState.LOST
             record.lost = exc
             raise
-
-
-# the wire protocol has said "stop" since version 1; the records say "stopped"
-_WIRE_REASON = {EndReason.STOPPED: "stop"}
 
 
 def _checked_start(url: str, network: NetworkPolicy) -> str:

@@ -122,8 +122,15 @@ def _type_name(kind: type | tuple[type, ...]) -> str:
 
 
 def _json_type(value: Any) -> str:
-    names = {str: "a string", bool: "a boolean", int: "an integer", float: "a number",
-             list: "a list", dict: "an object", type(None): "null"}  # fmt: skip
+    names = {
+        str: "a string",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        list: "a list",
+        dict: "an object",
+        type(None): "null",
+    }
     return names.get(type(value), type(value).__name__)
 
 

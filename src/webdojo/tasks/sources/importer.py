@@ -67,8 +67,14 @@ class SourceReport:
     notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"source": self.source, "format": self.format, "detected_by": self.why,
-                "tasks": self.tasks, "skipped": self.skipped, "notes": self.notes}  # fmt: skip
+        return {
+            "source": self.source,
+            "format": self.format,
+            "detected_by": self.why,
+            "tasks": self.tasks,
+            "skipped": self.skipped,
+            "notes": self.notes,
+        }
 
 
 @dataclass

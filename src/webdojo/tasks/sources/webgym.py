@@ -39,8 +39,17 @@ from webdojo.tasks.sources.base import (
 from webdojo.tasks.taxonomy import canonical_domain, canonical_subdomain
 
 _ANSWER_KEYS = ("reference_answer", "definite_answer")
-_USED = frozenset({"task_name", "website", "domain", "subdomain", "difficulty",
-                   "evaluator_reference", *_ANSWER_KEYS})  # fmt: skip
+_USED = frozenset(
+    {
+        "task_name",
+        "website",
+        "domain",
+        "subdomain",
+        "difficulty",
+        "evaluator_reference",
+        *_ANSWER_KEYS,
+    }
+)
 
 
 def convert(record: RawRecord) -> Converted:
