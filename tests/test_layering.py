@@ -1,16 +1,16 @@
-"""The layering rules of ``docs/architecture.md``, enforced on every import in ``src/webdojo``.
+"""The layers of ``docs/architecture.md``, enforced on every import in ``src/webdojo``.
 
 Every module is parsed with ``ast`` (nothing is imported); every ``import`` and ``from ...
 import`` counts, at the top of a module, inside a function or under ``if TYPE_CHECKING``.
-Each module belongs to the unit with the longest matching name in ``MAY_IMPORT`` (``server.api``
-before ``server``), and may import its own unit and the units listed for it, nothing else.
-The same table is in ``docs/architecture.md``; a test checks that the two agree.
+Each module belongs to the unit with the longest matching name in ``LAYERS`` (``server.api``
+before ``server``). A module may import its own unit and every unit of a lower layer, nothing
+else: no import goes up or sideways, so no two units import each other. ``APART`` adds the one
+rule a line of layers cannot draw. The page shows the same layers; a test checks they agree.
 """
 
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,165 +19,27 @@ SRC = ROOT / "src"
 PACKAGE = SRC / "webdojo"
 DOC = ROOT / "docs" / "architecture.md"
 
-# the core: every unit above it may import all of it
-CORE = ("errors", "action_values", "actions", "action_docs", "observation", "history")
-
-# unit -> what it may import besides itself: units, or single modules such as
-# ``server.pool.base``. Keep docs/architecture.md's table the same.
-MAY_IMPORT: dict[str, tuple[str, ...]] = {
-    "errors": (),
-    "action_values": ("errors",),
-    "actions": ("errors", "action_values"),
-    "action_docs": ("actions",),
-    "observation": ("errors",),  # an observation's last error is an errors.ErrorInfo
-    "history": ("errors", "actions", "observation"),
-    "local_http": (),
-    "background": (),  # held background tasks (asyncio keeps only weak references)
-    "asgi": ("errors",),
-    # MiniWoB++'s page-side protocol and package location; tasks/ builds its task set on it
-    "envs.miniwob": CORE,
-    "tasks": (*CORE, "envs.miniwob"),
-    "parsing": CORE,
-    # the cache below the browser: a session replaying an archive attaches its replayer
-    "cache": (*CORE, "background"),
-    "browser": (
-        *CORE,
-        "background",
-        "cache.archive",
-        "cache.record_spec",
-        "cache.recorder",
-        "cache.replayer",
-    ),
-    "models": CORE,
-    # the server's wire format, which the server and its clients share
-    "wire": (*CORE, "parsing", "tasks"),
-    # `webdojo cache record|replay`: launches browsers that record or replay through the cache
-    "record_replay": (*CORE, "browser", "cache"),
-    "prompts": (*CORE, "parsing", "models", "tasks"),
-    "policies": (*CORE, "parsing", "models", "prompts", "tasks"),
-    "sites": (*CORE, "local_http", "tasks"),
-    "envs": (*CORE, "asgi", "tasks"),  # hosted environments: servers and their task sets
-    "store": (*CORE, "tasks"),
-    "rollout": (
-        *CORE,
-        "browser",
-        "cache.record_spec",  # the session option that records a run's traffic
-        "envs",  # a run with --wiki serves the ZIM
-        "policies",
-        "sites",
-        "store",
-        "tasks",
-        "wire",  # HttpEnv speaks the server's wire format
-    ),
-    "server": (),
-    "server.worker": (*CORE, "background", "browser"),
-    "server.pool": (*CORE, "background", "browser", "server.worker"),
-    "server.api": (*CORE, "browser", "parsing", "sites", "tasks", "wire", "server.pool.base"),
-    "server.serve": (
-        *CORE,
-        "asgi",
-        "browser",
-        "envs",  # --wiki: the server serves the ZIM beside its sessions
-        "tasks",
-        "server.api",
-        "server.pool",
-        "server.worker.config",  # --spare-browser configures each worker
-    ),
-    "server.child_process": CORE,
-    "taskgen": (*CORE, "models", "tasks"),
-    # site generation validates with `sites check`'s task replays: above checks and rollout
-    "sitegen": (*CORE, "browser", "checks", "models", "rollout", "sites", "store", "tasks"),
-    "doctor": (*CORE, "browser", "models"),
-    "judges": (*CORE, "models", "store", "tasks"),
-    # the end of the data flow: scored runs become samples, exports and model updates; the
-    # prompts rebuild each sample's context with the policy's own template
-    "training": (*CORE, "models", "prompts", "store", "tasks"),
-    "checks": (*CORE, "browser", "policies", "rollout", "sites", "store", "tasks"),
-    # `train loop`: a program above training and eval (rolls out, judges, selects, trains, scores)
-    "loop": (
-        *CORE,
-        "asgi",  # the served policy's HTTP server
-        "eval",
-        "judges",
-        "models",
-        "policies",
-        "prompts",
-        "rollout",
-        "store",
-        "tasks",
-        "training",
-    ),
-    # suites, statistics, the manifest and the eval job: above the rollout and the judges
-    "eval": (
-        *CORE,
-        "browser",
-        "cache.archive",  # an archive set's files, which the suite's hash covers
-        "judges",
-        "models",
-        "policies",
-        "rollout",
-        "store",
-        "tasks",
-    ),
-    "bench": (
-        *CORE,
-        "asgi",
-        "local_http",
-        "browser",
-        "cache",
-        "record_replay",  # bench cache: records its pages live
-        "adapters",  # bench adapters: the TRL environment class
-        "environment",  # bench adapters: webdojo.make and the Gymnasium env
-        "policies",  # the policy whose success a benchmark measures (bench miniwob)
-        "rollout",
-        "server",
-        "sites",
-        "store",
-        "tasks",
-        "wire",  # bench transport: the encodings it times
-    ),
-    "viewer": (*CORE, "asgi", "store", "tasks", "eval.bootstrap"),  # the report's CIs
-    # webdojo.make and the Gymnasium ids: one task as an environment, above the rollout
-    "environment": (*CORE, "browser", "envs", "parsing", "rollout", "sites", "tasks"),
-    # other trainers' shapes (AReaL's agent workflow, TRL): on top of environment and rollout
-    "adapters": (
-        *CORE,
-        "environment",
-        "models",
-        "policies",
-        "prompts",
-        "rollout",
-        "store",
-        "tasks",
-    ),
-    "cli": (
-        *CORE,
-        "bench",
-        "cache",
-        "checks",
-        "doctor",
-        "envs",
-        "eval",
-        "judges",
-        "loop",
-        "models",
-        "policies",
-        "record_replay",
-        "rollout",
-        "server.serve",
-        "sitegen",
-        "store",
-        "taskgen",
-        "tasks",
-        "training",
-        "viewer",
-        "browser.netpolicy",  # the --allow-host/--deny-host/--network-policy flags
-        "server.pool.retirement",  # the default of --max-worker-sessions, shown in --help
-    ),
-}
-ANYONE_MAY_IMPORT = {""}  # the bare ``webdojo`` package
-# what the bare package's __init__ imports: webdojo.make / make_async and the Gymnasium hook
-ROOT_MAY_IMPORT = ("environment", "tasks.schema")  # the Task type, for make()'s signature
+# Bottom first. Keep docs/architecture.md's picture the same (a test compares them).
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("errors", "background", "local_http", "server", "server.child_process"),
+    ("action_values", "observation", "asgi"),
+    ("actions", "models"),
+    ("action_docs", "history", "parsing", "tasks", "cache"),
+    ("browser", "prompts", "sites", "store", "wire", "taskgen", "envs"),
+    ("record_replay", "doctor", "policies", "judges", "training", "server.worker"),
+    ("rollout", "server.pool"),
+    ("server.api", "checks", "environment", "eval"),
+    ("server.serve", "adapters", "loop", "sitegen", "viewer"),
+    ("bench",),
+    ("cli",),
+)
+# Units that never import each other, whatever their layers: the server and the engines that
+# drive it from outside (a client speaks to it over HTTP; both import the wire format).
+APART: dict[str, tuple[str, ...]] = {"server": ("rollout", "checks", "environment", "eval")}
+# The bare ``webdojo`` package: ``webdojo.make`` / ``make_async`` (imported when called), the
+# hook that registers the Gymnasium ids, and the ``Task`` type of make()'s signature.
+ROOT_MAY_IMPORT = ("environment", "tasks.schema")
+LAYER_OF = {unit: n for n, layer in enumerate(LAYERS) for unit in layer}
 
 
 @dataclass(frozen=True)
@@ -236,8 +98,8 @@ def imports_of(path: Path, package: Path) -> list[Edge]:
 
 
 def unit_of(name: str) -> str | None:
-    """The longest unit in ``MAY_IMPORT`` that ``name`` is or lies under."""
-    matches = [u for u in MAY_IMPORT if covers(u, name)]
+    """The longest unit in ``LAYERS`` that ``name`` is or lies under."""
+    matches = [u for u in LAYER_OF if covers(u, name)]
     return max(matches, key=len) if matches else None
 
 
@@ -248,11 +110,21 @@ def covers(unit: str, name: str) -> bool:
 def is_allowed(edge: Edge) -> bool:
     if edge.importer == "":
         return any(covers(allowed, edge.target) for allowed in ROOT_MAY_IMPORT)
-    unit = unit_of(edge.importer)
+    unit, target = unit_of(edge.importer), unit_of(edge.target)
     assert unit is not None, f"{edge.importer} belongs to no unit"
-    if edge.target in ANYONE_MAY_IMPORT or covers(unit, edge.target):
+    if target is None:  # the bare package: above every layer
+        return False
+    if unit == target:
         return True
-    return any(covers(allowed, edge.target) for allowed in MAY_IMPORT[unit])
+    return LAYER_OF[target] < LAYER_OF[unit] and not _apart(unit, target)
+
+
+def _apart(a: str, b: str) -> bool:
+    return any(
+        (covers(x, a) and any(covers(y, b) for y in ys))
+        or (covers(x, b) and any(covers(y, a) for y in ys))
+        for x, ys in APART.items()
+    )
 
 
 def forbidden_edges(package: Path = PACKAGE) -> list[Edge]:
@@ -261,12 +133,23 @@ def forbidden_edges(package: Path = PACKAGE) -> list[Edge]:
 
 
 def describe(edge: Edge) -> str:
-    unit = unit_of(edge.importer) or "?"
-    allowed = ", ".join(MAY_IMPORT.get(unit, ())) or "nothing else"
-    return (
-        f"src/{edge.path}:{edge.line} imports webdojo.{edge.target}, which {unit} may not "
-        f"import (it may import: {allowed})"
-    )
+    unit, target = unit_of(edge.importer) or "?", unit_of(edge.target) or "webdojo"
+    if unit in LAYER_OF and target in LAYER_OF and _apart(unit, target):
+        why = "they are kept apart (APART)"
+    elif target in LAYER_OF and unit in LAYER_OF:
+        why = f"layer {LAYER_OF[target]} is not below {unit}'s layer {LAYER_OF[unit]}"
+    else:
+        why = "the bare package is above every layer"
+    return f"src/{edge.path}:{edge.line} imports webdojo.{edge.target}, which {unit} may not: {why}"
+
+
+def layers_table() -> str:
+    """The picture of ``LAYERS`` on the page: the top layer first."""
+    rows = [
+        f"| {n} | {', '.join(f'`{u}`' for u in layer)} |"
+        for n, layer in reversed(list(enumerate(LAYERS)))
+    ]
+    return "\n".join(["| layer | units |", "|---:|---|", *rows])
 
 
 # --- tests ------------------------------------------------------------------------------------
@@ -275,13 +158,15 @@ def describe(edge: Edge) -> str:
 def test_every_module_belongs_to_a_unit() -> None:
     names = [module_name(p, PACKAGE) for p in sorted(PACKAGE.rglob("*.py"))]
     orphans = [n for n in names if n and unit_of(n) is None]
-    assert not orphans, f"modules in no unit of MAY_IMPORT: {orphans}"
+    assert not orphans, f"modules in no unit of LAYERS: {orphans}"
 
 
-def test_every_unit_and_rule_names_real_code() -> None:
-    named = set(MAY_IMPORT) | {a for allowed in MAY_IMPORT.values() for a in allowed}
+def test_every_unit_names_real_code_once() -> None:
+    units = [u for layer in LAYERS for u in layer]
+    assert len(units) == len(set(units)), "a unit in two layers"
+    named = {*units, *APART, *(u for us in APART.values() for u in us), *ROOT_MAY_IMPORT}
     missing = sorted(n for n in named if not is_module(n, PACKAGE))
-    assert not missing, f"MAY_IMPORT names modules that do not exist: {missing}"
+    assert not missing, f"LAYERS names modules that do not exist: {missing}"
 
 
 def test_no_forbidden_imports() -> None:
@@ -289,28 +174,42 @@ def test_no_forbidden_imports() -> None:
     assert not bad, "imports that break docs/architecture.md:\n" + "\n".join(map(describe, bad))
 
 
-def test_a_forbidden_import_is_caught(tmp_path: Path) -> None:
-    """The checker itself, on a copy of the sources: a server module that imports the rollout
-    engine inside a function is reported with its file and line (and is the only report)."""
-    probe = PACKAGE / "server" / "api" / "app.py"
+def _copy_with(tmp_path: Path, module: str, line: str) -> tuple[Path, int]:
+    """The sources copied to ``tmp_path`` with ``line`` imported inside a function at the end
+    of ``module`` (a path below the package); returns the copy and that line's number."""
     copy = tmp_path / "webdojo"
     for path in PACKAGE.rglob("*.py"):
         target = copy / path.relative_to(PACKAGE)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
-    text = (
-        probe.read_text(encoding="utf-8")
-        + "\n\ndef _probe() -> None:\n    import webdojo.rollout\n"
-    )
-    (copy / "server" / "api" / "app.py").write_text(text, encoding="utf-8")
+    text = (PACKAGE / module).read_text(
+        encoding="utf-8"
+    ) + f"\n\ndef _probe() -> None:\n    {line}\n"
+    (copy / module).write_text(text, encoding="utf-8")
+    return copy, len(text.splitlines())
+
+
+def test_an_import_up_a_layer_is_caught(tmp_path: Path) -> None:
+    """The checker itself, on a copy of the sources: the store importing the judges inside a
+    function is reported with its file and line (and is the only report)."""
+    copy, line = _copy_with(tmp_path, "store/run_store.py", "import webdojo.judges")
     assert [describe(e) for e in forbidden_edges(copy)] == [
-        f"src/webdojo/server/api/app.py:{len(text.splitlines())} imports webdojo.rollout, "
-        f"which server.api may not import (it may import: {', '.join(MAY_IMPORT['server.api'])})"
+        f"src/webdojo/store/run_store.py:{line} imports webdojo.judges, which store may not: "
+        f"layer {LAYER_OF['judges']} is not below store's layer {LAYER_OF['store']}"
     ]
 
 
-def test_the_document_shows_the_same_table() -> None:
-    section = DOC.read_text(encoding="utf-8").split("## Who may import whom", 1)[1]
-    rows = re.findall(r"^\| `([\w.]+)` \| (.*) \|$", section, re.M)
-    documented = {unit: tuple(re.findall(r"`([\w.]+)`", cell)) for unit, cell in rows}
-    assert documented == MAY_IMPORT, "the table of docs/architecture.md is not MAY_IMPORT"
+def test_units_kept_apart_are_caught_below_as_above(tmp_path: Path) -> None:
+    """The server's API sits above the rollout engine, and still may not import it."""
+    copy, line = _copy_with(tmp_path, "server/api/app.py", "import webdojo.rollout")
+    assert [describe(e) for e in forbidden_edges(copy)] == [
+        f"src/webdojo/server/api/app.py:{line} imports webdojo.rollout, which server.api may "
+        "not: they are kept apart (APART)"
+    ]
+
+
+def test_the_document_shows_the_same_layers() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    assert layers_table() in text, (
+        "docs/architecture.md does not show LAYERS; the table it should hold:\n" + layers_table()
+    )

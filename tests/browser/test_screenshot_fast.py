@@ -12,9 +12,9 @@ from PIL import Image
 
 from webdojo.browser import BrowserHost, BrowserSession, SessionOptions
 from webdojo.browser.screenshot import playwright_kwargs, viewport_screenshot
-from webdojo.envs.miniwob import html_dir
 from webdojo.errors import MissingDependency, PageCrashed
 from webdojo.observation import ImageFormat, ObservationOptions
+from webdojo.tasks.miniwob_pages import html_dir
 
 pytestmark = pytest.mark.browser
 

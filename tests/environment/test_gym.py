@@ -16,9 +16,9 @@ gym = pytest.importorskip("gymnasium")
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
 import webdojo  # noqa: E402, F401  (registers the ids)
-from webdojo.envs.miniwob import task_names  # noqa: E402
 from webdojo.tasks.loader import builtin_root, load_spec  # noqa: E402
 from webdojo.tasks.miniwob import miniwob_task  # noqa: E402
+from webdojo.tasks.miniwob_pages import task_names  # noqa: E402
 
 # check_env resets with one seed and compares observations, steps with random text and checks
 # the spaces. Every built-in site is static files behind one server and one env (reset

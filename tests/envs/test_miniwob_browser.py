@@ -11,7 +11,6 @@ import pytest
 from PIL import Image
 
 from webdojo.actions import Scroll
-from webdojo.envs import miniwob as env
 from webdojo.history import Decision, Step
 from webdojo.observation import AxTreeMode, ImageFormat, Observation, ObservationOptions
 from webdojo.policies.miniwob import SOLVERS, page_of
@@ -22,6 +21,7 @@ from webdojo.rollout.episode import EpisodeSpec, episode_seed, run_episode
 from webdojo.rollout.run import run_episodes
 from webdojo.store.records import EpisodeRecord
 from webdojo.store.run_store import RunStore
+from webdojo.tasks import miniwob_pages as env
 from webdojo.tasks.episode_rules import EndReason
 from webdojo.tasks.loader import TaskSet
 from webdojo.tasks.miniwob import miniwob_task

@@ -8,11 +8,11 @@ import importlib.util
 import pytest
 
 from webdojo.actions import Click, Scroll, Stop, Type
-from webdojo.envs import miniwob as env
 from webdojo.errors import MissingDependency, TaskFileError
 from webdojo.observation import Box, Element, ErrorInfo, FinalState
 from webdojo.policies.miniwob import SOLVERS, Page
 from webdojo.sites.server import SiteServer, with_injected
+from webdojo.tasks import miniwob_pages as env
 from webdojo.tasks.episode_rules import EndReason, episode_end
 from webdojo.tasks.loader import TaskSet, load_spec
 from webdojo.tasks.miniwob import LONG_STEP_CAP, STEP_CAP, miniwob_task

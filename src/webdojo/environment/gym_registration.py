@@ -50,10 +50,10 @@ def register_all() -> list[str]:
 
 
 def _tasks() -> list[tuple[str, int]]:
-    from webdojo.envs.miniwob import task_names
     from webdojo.errors import MissingDependency
     from webdojo.tasks.loader import load_spec
     from webdojo.tasks.miniwob import miniwob_task
+    from webdojo.tasks.miniwob_pages import task_names
 
     found = [(t.id, t.max_steps) for t in load_spec("builtin").tasks]
     try:

@@ -105,9 +105,7 @@ def git_state(directory: Path | None = None) -> tuple[str | None, bool | None]:
     default the webdojo package); (None, None) when webdojo was not imported from a checkout
     (an installed wheel inside some other repository's ignored ``.venv`` does not count)."""
     if directory is None:
-        import webdojo
-
-        directory = Path(webdojo.__file__).resolve().parent
+        directory = Path(__file__).resolve().parents[1]  # the webdojo package
     git = ["git", "-C", str(directory)]
     if _run([*git, "ls-files", "--error-unmatch", "__init__.py"], GIT_TIMEOUT_S) is None:
         return None, None

@@ -53,7 +53,7 @@ class Site:
     info: SiteInfo
     path: Path  # directory served at /<info.name>/
     # HTML added at the end of every page of the site as it is served (a hosted environment's
-    # page script, e.g. MiniWoB++'s: webdojo.envs.miniwob); the files stay untouched
+    # page script, e.g. MiniWoB++'s: webdojo.tasks.miniwob_pages); the files stay untouched
     inject: str = ""
 
 

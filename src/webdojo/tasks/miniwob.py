@@ -4,7 +4,7 @@
 ``miniwob:click-test+enter-text``) some of them. Each task:
 
 * id ``miniwob.<name>``, source ``miniwob``, site ``miniwob`` (the package's ``html/``
-  directory, served with webdojo's page script: ``webdojo.envs.miniwob``);
+  directory, served with webdojo's page script: ``webdojo.tasks.miniwob_pages``);
 * start page ``miniwob/<name>.html?seed={seed}``: the env puts the episode's seed there;
 * a generic instruction: the real one is drawn by the page from the seed and shown at the top
   of the page (MiniWoB's ``#query``), so the agent reads it in the observation;
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import difflib
 
-from webdojo.envs import miniwob as env
 from webdojo.errors import TaskFileError
+from webdojo.tasks import miniwob_pages as env
 from webdojo.tasks.loader import Site, TaskSet
 from webdojo.tasks.schema import SiteInfo, StorageCheck, Task, Verifier
 

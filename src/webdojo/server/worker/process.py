@@ -26,7 +26,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-import webdojo
 from webdojo.errors import InfraError, WebdojoError, from_info
 from webdojo.server.worker import ipc
 from webdojo.server.worker.config import WorkerConfig
@@ -184,6 +183,6 @@ def _child_env() -> dict[str, str]:
     """This environment, with webdojo importable in the child even when it runs from a
     source tree that is not installed."""
     env = dict(os.environ)
-    source = str(Path(webdojo.__file__).resolve().parent.parent)
+    source = str(Path(__file__).resolve().parents[3])  # what holds the webdojo package
     env["PYTHONPATH"] = os.pathsep.join(p for p in (source, env.get("PYTHONPATH")) if p)
     return env

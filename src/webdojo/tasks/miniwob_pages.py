@@ -74,7 +74,7 @@ def page_path(name: str) -> str:
 @cache
 def page_script() -> str:
     """The ``<script>`` element appended to every HTML page of the site (module docstring)."""
-    source = resources.files("webdojo.envs").joinpath("miniwob_page.js").read_text("utf-8")
+    source = resources.files("webdojo.tasks").joinpath("miniwob_page.js").read_text("utf-8")
     source = (
         source.replace("__STORAGE_KEY__", STORAGE_KEY)
         .replace("__TIME_LIMIT_MS__", str(TIME_LIMIT_MS))
