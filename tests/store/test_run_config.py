@@ -102,7 +102,7 @@ def test_the_agent_adapters_settings_are_typed_and_shown_as_written(tmp_path: Pa
 def test_every_field_webdojo_run_writes_is_a_field_of_the_record() -> None:
     """A field added to RunConfig must be added to RunConfigRecord (and read through it)."""
     run = RunConfig(extra={"template": "qwen", "model": "m"})
-    written = json.loads(json.dumps({"format_version": 2, **config_record(run)}))
+    written = {"format_version": 2, **config_record(run).as_written()}
     config = RunConfigRecord.model_validate(written)
     assert config.model_extra == {} and config.extra.model_extra == {}
     assert set(written) == set(RunConfigRecord.model_fields)
@@ -138,4 +138,6 @@ def test_a_null_extra_reads_as_no_settings(tmp_path: Path) -> None:
 def test_resuming_over_an_unreadable_config_is_a_config_error(tmp_path: Path) -> None:
     write(tmp_path, "{torn")
     with RunStore(tmp_path) as store, pytest.raises(ConfigError, match="cannot be read"):
-        store.write_config({"tasks": "builtin", "policy": "scripted", "seed": 0})
+        store.write_config(
+            RunConfigRecord.model_validate({"tasks": "builtin", "policy": "scripted", "seed": 0})
+        )

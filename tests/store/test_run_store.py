@@ -9,6 +9,7 @@ import pytest
 from record_builders import STOP, episode, step
 
 from webdojo.errors import ConfigError
+from webdojo.store.run_config import RunConfigRecord
 from webdojo.store.run_reader import finished_keys, read_episodes, read_run
 from webdojo.store.run_store import EPISODES, RunStore
 from webdojo.store.summary import summarize
@@ -43,10 +44,18 @@ def test_truncated_last_line_is_skipped_and_resume_appends(tmp_path: Path) -> No
 
 def test_config_mismatch_on_resume_is_refused(tmp_path: Path) -> None:
     with RunStore(tmp_path) as store:
-        store.write_config({"tasks": "builtin", "policy": "scripted", "seed": 0})
-        store.write_config({"tasks": "builtin", "policy": "scripted", "seed": 0, "limit": 3})
+        store.write_config(
+            RunConfigRecord.model_validate({"tasks": "builtin", "policy": "scripted", "seed": 0})
+        )
+        store.write_config(
+            RunConfigRecord.model_validate(
+                {"tasks": "builtin", "policy": "scripted", "seed": 0, "limit": 3}
+            )
+        )
         with pytest.raises(ConfigError, match="policy"):
-            store.write_config({"tasks": "builtin", "policy": "random", "seed": 0})
+            store.write_config(
+                RunConfigRecord.model_validate({"tasks": "builtin", "policy": "random", "seed": 0})
+            )
     assert json.loads((tmp_path / "config.json").read_text())["format_version"] == 2
 
 

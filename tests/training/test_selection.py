@@ -12,6 +12,7 @@ from store import record_builders as rb
 from webdojo.actions import Stop
 from webdojo.cli import app
 from webdojo.errors import ConfigError
+from webdojo.store.run_config import RunConfigRecord
 from webdojo.store.run_store import RunStore
 from webdojo.store.verdicts import Criterion, Verdict, VerdictWriter
 from webdojo.training.samples import SUMMARY, read_samples
@@ -25,7 +26,9 @@ def write_run(root: Path, episodes: dict[str, tuple[Outcome, int]]) -> Path:
     """Episodes key -> (outcome, steps). Step 1 of every episode repeats its page (its next
     screenshot is its own), and an episode of 4+ steps has an unparsed step 2."""
     with RunStore(root) as store:
-        store.write_config({"tasks": "builtin", "policy": "scripted", "seed": 0})
+        store.write_config(
+            RunConfigRecord.model_validate({"tasks": "builtin", "policy": "scripted", "seed": 0})
+        )
         for key, (outcome, n) in episodes.items():
             uid = key + "-e"
             for i in range(n):

@@ -30,6 +30,7 @@ from webdojo.store.records import (
     Target,
     repeat_of,
 )
+from webdojo.store.run_config import RunConfigRecord
 from webdojo.store.run_reader import read_run
 from webdojo.store.run_store import RunStore
 from webdojo.tasks.episode_rules import EndReason
@@ -182,9 +183,9 @@ OK_CART, FAIL_CART = "ok: url contains 'cart'", "fail: url does not contain 'car
 async def build_run(root: Path, tasks: Path, policy: str = "scripted") -> Path:
     """Write a run directory at ``root``; ``policy`` changes outcomes (for comparisons)."""
     with RunStore(root) as store:
-        store.write_config({"tasks": str(tasks), "policy": policy, "limit": None, "concurrency": 2,
+        store.write_config(RunConfigRecord.model_validate({"tasks": str(tasks), "policy": policy, "limit": None, "concurrency": 2,
                             "repeats": 1, "seed": 0, "out": str(root),
-                            "viewport": list(VIEWPORT), "extra": {}})  # fmt: skip
+                            "viewport": list(VIEWPORT), "extra": {}}))  # fmt: skip
         s = await take_shots(store)
         home, results, cart = s.paths["home"], s.paths["results"], s.paths["cart"]
         key = "shop.cart-lamp#0"

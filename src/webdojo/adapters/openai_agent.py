@@ -51,6 +51,7 @@ from webdojo.rollout.env_client import InProcessEnv
 from webdojo.rollout.episode import EpisodeSpec, run_episode
 from webdojo.rollout.run import RunConfig, config_record
 from webdojo.store.records import EpisodeRecord
+from webdojo.store.run_config import RunConfigRecord
 from webdojo.store.run_store import RunStore
 from webdojo.tasks.loader import Site, load_spec
 from webdojo.tasks.schema import Task
@@ -273,7 +274,7 @@ class WebdojoAgent:
             "adapter": "openai_agent",
         }
 
-    def _config_record(self, root: Path) -> dict[str, Any]:
+    def _config_record(self, root: Path) -> RunConfigRecord:
         """config.json in ``webdojo run``'s shape, so that the viewer, selection and the
         exports (which rebuild prompts from ``extra.template``) read these runs."""
         return config_record(

@@ -25,6 +25,7 @@ from webdojo.rollout.episode import EpisodeSpec, episode_seed
 from webdojo.rollout.http_env import HttpEnv
 from webdojo.sites.server import SiteServer
 from webdojo.store.records import EpisodeRecord
+from webdojo.store.run_config import RunConfigRecord
 from webdojo.store.run_store import RunStore
 from webdojo.tasks.loader import TaskSet
 from webdojo.tasks.schema import Task
@@ -152,9 +153,8 @@ def _make_env(
     return InProcessEnv(server, session, BrowserConfig(extra_args=config.browser_args))
 
 
-def config_record(config: RunConfig) -> dict[str, Any]:
-    """The run's config.json (the token, a secret, left out)."""
+def config_record(config: RunConfig) -> RunConfigRecord:
+    """What the run's config.json records (the token, a secret, left out)."""
     data = asdict(config)
     data.pop("token")  # a secret: never written to the run directory
-    data["viewport"] = list(config.viewport)
-    return data
+    return RunConfigRecord.model_validate(data)

@@ -25,12 +25,12 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from webdojo.errors import ConfigError
 from webdojo.observation import Observation
 from webdojo.store.records import EpisodeRecord, StepRecord, to_line
-from webdojo.store.run_config import CONFIG, read_config
+from webdojo.store.run_config import CONFIG, RunConfigRecord, read_config
 
 FORMAT_VERSION = 2  # of the directory layout; each record line has its own schema_version
 STEPS = "steps.jsonl"
@@ -51,23 +51,24 @@ class RunStore:
 
     # --- config -------------------------------------------------------------------------
 
-    def write_config(self, config: dict[str, Any]) -> None:
+    def write_config(self, config: RunConfigRecord) -> None:
         """Record the run's config; on resume, refuse a config that changes what is measured."""
         path = self.root / CONFIG
-        config = {"format_version": FORMAT_VERSION, **config}
         if path.exists():
             problems: list[str] = []
             old = read_config(self.root, problems)
             if old is None:
                 raise ConfigError(f"{self.root}: {'; '.join(problems)}; use another --out")
-            changed = [k for k in ("tasks", "policy", "seed") if getattr(old, k) != config.get(k)]
+            measured = ("tasks", "policy", "seed")
+            changed = [k for k in measured if getattr(old, k) != getattr(config, k)]
             if changed:
                 raise ConfigError(
                     f"{self.root} holds a run with a different {', '.join(changed)}; "
                     "use another --out or the same settings"
                 )
             return
-        write_atomic(path, json.dumps(config, indent=2, sort_keys=True))
+        data = {"format_version": FORMAT_VERSION, **config.as_written()}
+        write_atomic(path, json.dumps(data, indent=2, sort_keys=True))
 
     # --- records ------------------------------------------------------------------------
 
