@@ -108,7 +108,7 @@ class Browsers:
                     browser, options
                 )
             except BrowserClosed:
-                if attempt or browser.host.is_connected():
+                if attempt or browser.host.is_alive():
                     raise
                 continue
             browser.sessions.add(session)
@@ -128,7 +128,7 @@ class Browsers:
         """After an operation met a dead browser: replace it now rather than at the next
         create, so that the warm pool is ready again."""
         active = self._active
-        if active is not None and not active.host.is_connected():
+        if active is not None and not active.host.is_alive():
             self._background.spawn(self._replace_dead())
 
     # --- launching and retiring -------------------------------------------------------------
@@ -136,7 +136,7 @@ class Browsers:
     async def _ensure_active(self) -> ManagedBrowser:
         async with self._lock:
             active = self._active
-            if active is not None and not active.host.is_connected():
+            if active is not None and not active.host.is_alive():
                 _log.warning(
                     "the browser died with %d sessions; launching another", len(active.sessions)
                 )
@@ -172,7 +172,7 @@ class Browsers:
         while True:
             await asyncio.sleep(WATCH_S)
             active = self._active
-            if active is not None and not active.host.is_connected() and not self._lock.locked():
+            if active is not None and not active.host.is_alive() and not self._lock.locked():
                 await self._replace_dead()
 
     async def _replace_dead(self) -> None:
@@ -287,7 +287,7 @@ class Browsers:
         create finds out what is wrong and replaces the browser)."""
         while True:
             browser = self._active
-            if browser is None or not browser.host.is_connected():
+            if browser is None or not browser.host.is_alive():
                 return
             session = self._blank_to_load(browser)
             if session is None:

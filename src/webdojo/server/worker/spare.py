@@ -75,7 +75,9 @@ class SpareBrowser:
         except WebdojoError as exc:
             _log.warning("the spare browser did not launch (%s); launching now", exc)
             return None
-        if host.is_connected():
+        # its process, not only the connection: Playwright reports a killed browser's
+        # disconnection up to half a second after the process is gone
+        if host.is_alive():
             return host
         with contextlib.suppress(WebdojoError):  # it died while it waited
             await host.aclose()
