@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -151,7 +153,7 @@ def run(
     stopped early (run the same command again to resume)."""
     from webdojo.cli.run import run_command
 
-    try:
+    with _run_exits(server):
         run_command(
             tasks=tasks,
             policy=policy,
@@ -172,6 +174,14 @@ def run(
             wiki=None if wiki is None else str(wiki),
             network=_network(allow_host, deny_host, network_policy),
         )
+
+
+@contextmanager
+def _run_exits(server: str | None) -> Iterator[None]:
+    """``run``'s exit codes: 3 when the server or the model endpoint is not answering (the
+    same command resumes), 2 for bad input."""
+    try:
+        yield
     except ServerDown as exc:
         errors.print(
             f"[red]error[/red] {escape(str(exc))}.\nThe server at {server} is not answering: "
@@ -243,6 +253,13 @@ def doctor(
         raise typer.Exit(code=1)
 
 
+NavigationDeadline = Annotated[float, typer.Option(help=SERVE_HELP["navigation_timeout"])]
+MaxWorkerSessions = Annotated[
+    int | None, typer.Option(help=SERVE_HELP["max_worker_sessions"], show_default=False)
+]
+MaxConnections = Annotated[int, typer.Option(help=SERVE_HELP["max_connections_per_client"])]
+
+
 @app.command()
 def serve(
     host: Annotated[str, typer.Option(help=SERVE_HELP["host"])] = "127.0.0.1",
@@ -254,9 +271,7 @@ def serve(
     tasks: Annotated[str, typer.Option(help=SERVE_HELP["tasks"])] = "builtin",
     idle_ttl: Annotated[float, typer.Option(help=SERVE_HELP["idle_ttl"])] = 300.0,
     action_timeout: Annotated[float, typer.Option(help=SERVE_HELP["action_timeout"])] = 10.0,
-    navigation_timeout: Annotated[
-        float, typer.Option(help=SERVE_HELP["navigation_timeout"])
-    ] = 15.0,
+    navigation_timeout: NavigationDeadline = 15.0,
     log_level: Annotated[str, typer.Option(help=SERVE_HELP["log_level"])] = "warning",
     archive: Annotated[Path | None, typer.Option(help=RUN_HELP["archive"])] = None,
     allow_host: Annotated[list[str] | None, typer.Option(help=RUN_HELP["allow_host"])] = None,
@@ -266,15 +281,11 @@ def serve(
     warm_preload: Annotated[bool, typer.Option(help=SERVE_HELP["warm_preload"])] = True,
     max_download_mb: Annotated[float, typer.Option(help=SERVE_HELP["max_download_mb"])] = 50.0,
     max_downloads: Annotated[int, typer.Option(help=SERVE_HELP["max_downloads"])] = 20,
-    max_worker_sessions: Annotated[
-        int | None, typer.Option(help=SERVE_HELP["max_worker_sessions"], show_default=False)
-    ] = None,
+    max_worker_sessions: MaxWorkerSessions = None,
     wiki: Annotated[Path | None, typer.Option(help=SERVE_HELP["wiki"])] = None,
     openenv: Annotated[bool, typer.Option("--openenv", help=SERVE_HELP["openenv"])] = False,
     read_timeout: Annotated[float, typer.Option(help=SERVE_HELP["read_timeout"])] = 10.0,
-    max_connections_per_client: Annotated[
-        int, typer.Option(help=SERVE_HELP["max_connections_per_client"])
-    ] = 256,
+    max_connections_per_client: MaxConnections = 256,
 ) -> None:
     """Serve browser sessions over HTTP (OpenAPI at /openapi.json, metrics at /metrics)."""
     from webdojo.server.serve import ServeOptions

@@ -8,6 +8,8 @@ command resumes); 4 the eval is invalid (too many faulted episodes: see ``--max-
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -100,34 +102,26 @@ def eval_command(
     resumes); 4 the eval is invalid (faulted share above --max-faults)."""
     if ctx.invoked_subcommand is not None:
         return
-    try:
-        if list_suites or show_suite:
+    if list_suites or show_suite:
+        with _eval_exits():
             _describe_suites(show_suite, as_json)
-            return
-        from webdojo.browser.netpolicy import policy_from_flags
-        from webdojo.cli.eval_job import EvalArgs, run_eval_command
+        return
+    from webdojo.cli.eval_job import EvalArgs, run_eval_command
 
-        args = EvalArgs(
-            suite=suite,
-            policy=policy,
-            model_base_url=model_base_url,
-            model=model,
-            template=template,
-            repeats=repeats,
-            seed=seed,
-            out=out,
-            concurrency=concurrency,
-            retries=retries,
-            max_faults=max_faults,
-            results=results,
-            price=(price_in, price_out),
-            server=server,
-            token=token,
-            network=policy_from_flags(
-                tuple(allow_host or ()), tuple(deny_host or ()), network_policy
-            ),
-        )
-        result = run_eval_command(args, console)
+    with _eval_exits():
+        result = run_eval_command(EvalArgs.from_flags(ctx.params), console)
+    if as_json:
+        emit_json(result)
+    if result["invalid"]:
+        raise typer.Exit(code=INVALID_EXIT)
+
+
+@contextmanager
+def _eval_exits() -> Iterator[None]:
+    """The exit codes of the module docstring for errors: 3 when the model endpoint is not
+    answering (the same command resumes), 2 for bad input."""
+    try:
+        yield
     except ModelError as exc:
         errors.print(
             f"[red]error[/red] {escape(str(exc))}.\nThe model endpoint is not answering: start "
@@ -137,10 +131,6 @@ def eval_command(
         raise typer.Exit(code=MODEL_EXIT) from exc
     except WebdojoError as exc:
         raise fail(exc) from exc
-    if as_json:
-        emit_json(result)
-    if result["invalid"]:
-        raise typer.Exit(code=INVALID_EXIT)
 
 
 def _describe_suites(name: str | None, as_json: bool) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 from rich.console import Console
 
-from webdojo.browser.netpolicy import NetworkPolicy
+from webdojo.browser.netpolicy import NetworkPolicy, policy_from_flags
 from webdojo.cli.progress import episode_progress
 from webdojo.cli.run import check_policy_endpoint, choose_policy
 from webdojo.eval.compare import compare, comparison_plot, comparison_table
@@ -62,6 +62,18 @@ class EvalArgs:
     server: str | None = None
     token: str | None = None
     network: NetworkPolicy = field(default_factory=NetworkPolicy)
+
+    @classmethod
+    def from_flags(cls, flags: dict[str, Any]) -> EvalArgs:
+        """From the command's parameters by name (``typer.Context.params``): the network
+        flags become one policy, the two prices a pair; the listing flags are not the eval's."""
+        given = {
+            k: v for k, v in flags.items() if k not in ("as_json", "list_suites", "show_suite")
+        }
+        allow, deny = given.pop("allow_host") or (), given.pop("deny_host") or ()
+        network = policy_from_flags(tuple(allow), tuple(deny), given.pop("network_policy"))
+        price = (given.pop("price_in"), given.pop("price_out"))
+        return cls(**given, price=price, network=network)
 
 
 def run_eval_command(args: EvalArgs, console: Console) -> dict[str, Any]:

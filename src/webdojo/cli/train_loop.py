@@ -23,6 +23,21 @@ errors = Console(stderr=True, soft_wrap=True)
 Spec = Annotated[
     str | None, typer.Option(help="held-out instances, e.g. miniwob:click-test:50@1000")
 ]
+OodSpec = Annotated[
+    str | None, typer.Option(help="held-out tasks of other kinds (out of distribution)")
+]
+RolloutTasks = Annotated[
+    int, typer.Option(min=1, help="training instances rolled out per on-policy round")
+]
+TrainEval = Annotated[int, typer.Option(min=1, help="training instances scored after each round")]
+TrainTasks = Annotated[int, typer.Option(min=1, help="without --heldout: tasks trained on")]
+HeldOut = Annotated[int, typer.Option(min=0, help="without --heldout: tasks only evaluated")]
+PromptLoss = Annotated[
+    float, typer.Option(min=0.0, help="sft updates: add this times the prompts' mean token loss")
+]
+RandomBaseline = Annotated[
+    bool, typer.Option(help="score the random policy on the held-out instances too")
+]
 
 
 def loop_command(
@@ -31,39 +46,24 @@ def loop_command(
     template: Annotated[str, typer.Option(help="prompt template")] = "compact",
     tasks: Annotated[str, typer.Option(help="training tasks or instances")] = "builtin",
     heldout: Spec = None,
-    heldout_ood: Annotated[
-        str | None, typer.Option(help="held-out tasks of other kinds (out of distribution)")
-    ] = None,
+    heldout_ood: OodSpec = None,
     rounds: Annotated[int, typer.Option(min=0, help="on-policy rounds after round 0 (BC)")] = 2,
     rule: Annotated[str, typer.Option(help=f"on-policy selection: {', '.join(RULES)}")] = "rft",
     group_size: Annotated[int, typer.Option(min=1, help="rollouts per instance per round")] = 4,
-    rollout_tasks: Annotated[
-        int, typer.Option(min=1, help="training instances rolled out per on-policy round")
-    ] = 32,
-    train_eval: Annotated[
-        int, typer.Option(min=1, help="training instances scored after each round")
-    ] = 60,
-    train_tasks: Annotated[
-        int, typer.Option(min=1, help="without --heldout: tasks trained on")
-    ] = 12,
-    held_out: Annotated[
-        int, typer.Option(min=0, help="without --heldout: tasks only evaluated")
-    ] = 6,
+    rollout_tasks: RolloutTasks = 32,
+    train_eval: TrainEval = 60,
+    train_tasks: TrainTasks = 12,
+    held_out: HeldOut = 6,
     max_steps: Annotated[int, typer.Option(min=2, help="step cap per episode")] = 6,
     train_steps: Annotated[int, typer.Option(min=1, help="updates per round")] = 120,
     batch_size: Annotated[int, typer.Option(min=1)] = 4,
     lr: Annotated[float, typer.Option(help="learning rate")] = 3e-3,
-    prompt_loss_weight: Annotated[
-        float,
-        typer.Option(min=0.0, help="sft updates: add this times the prompts' mean token loss"),
-    ] = 0.3,
+    prompt_loss_weight: PromptLoss = 0.3,
     power: Annotated[float, typer.Option(help="bc: recency bias power")] = 1.0,
     last_k: Annotated[int, typer.Option(min=1, help="bc: rounds in the buffer")] = 4,
     serve: Annotated[str, typer.Option(help="auto | vllm | transformers (in-process)")] = "auto",
     seed: Annotated[int, typer.Option()] = 0,
-    random_baseline: Annotated[
-        bool, typer.Option(help="score the random policy on the held-out instances too")
-    ] = True,
+    random_baseline: RandomBaseline = True,
     resume: Annotated[bool, typer.Option(help="go on after OUT's last finished round")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON last")] = False,
 ) -> None:
