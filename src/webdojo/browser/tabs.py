@@ -172,7 +172,13 @@ class TabSet:
         if len(self.tabs) >= self.max_tabs:
             self.extra(page)
             return
-        self._new.append(self.attach(page))
+        self.admit(page)
+
+    def admit(self, page: Page) -> None:
+        """Take ``page`` as a tab (windows.py: one the watcher kept, reported after a window it
+        refused took its place in this list while closing)."""
+        if not page.is_closed() and self.find(page) is None:
+            self._new.append(self.attach(page))
 
     def _close_extra(self, page: Page) -> None:
         """A page past ``max_tabs``: closed, and counted (windows.py replaces this)."""

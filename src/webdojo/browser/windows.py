@@ -195,10 +195,15 @@ class WindowCap:
 
     async def _close_extra(self, page: Page) -> None:
         """A page Playwright reports past the cap: close it, and count it unless this watcher
-        refused it already."""
+        refused it already. A window this watcher kept is taken as a tab instead: Playwright
+        reports windows in the order their pages load, so a refused one, still closing, may
+        have been listed first and taken its place."""
         target = None  # it closed meanwhile: ours, or on its own
         with contextlib.suppress(TimeoutError):
             target = await asyncio.wait_for(_target_id(page), _CALL_S)
+        if target is not None and target in self.live:
+            self._tabs.admit(page)
+            return
         if target is not None and target not in self._refused:
             self._tabs.refuse()
         with contextlib.suppress(PlaywrightError):
