@@ -26,6 +26,7 @@ def register(bench_app: typer.Typer) -> None:
     bench_app.command("cache")(bench_cache)
     bench_app.command("adapters")(bench_adapters)
     bench_app.command("stalled")(bench_stalled)
+    bench_app.command("memory")(bench_memory)
     bench_app.command("compare-browsergym")(bench_compare_browsergym)
 
 
@@ -106,6 +107,40 @@ def bench_stalled(
     except WebdojoError as exc:
         raise _fail(exc) from exc
     console.print(stalled_table(result))
+    console.print(f"[dim]bench took {time.perf_counter() - started:.1f} s[/dim]")
+    if as_json:
+        _emit_json(result.to_json())
+
+
+def bench_memory(
+    sessions: Annotated[
+        str, typer.Option(help="session counts, comma-separated; a fresh server for each")
+    ] = "8,32",
+    warmup: Annotated[float, typer.Option(min=0.0, help="seconds of stepping first")] = 5.0,
+    window: Annotated[float, typer.Option(min=1.0, help="seconds of stepping measured")] = 20.0,
+    server_args: Annotated[
+        str, typer.Option(help="more `webdojo serve` flags, e.g. '--spare-browser --workers 2'")
+    ] = "",
+    as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
+) -> None:
+    """PSS per stepping session of a server's process tree (server, workers, browsers), at
+    each session count."""
+    import shlex
+
+    from webdojo.bench.memory_bench import memory_table, parse_counts, run_memory_bench
+
+    started = time.perf_counter()
+    try:
+        result = run_memory_bench(
+            parse_counts(sessions),
+            server_args=shlex.split(server_args),
+            warmup_s=warmup,
+            window_s=window,
+            say=console.print,
+        )
+    except WebdojoError as exc:
+        raise _fail(exc) from exc
+    console.print(memory_table(result))
     console.print(f"[dim]bench took {time.perf_counter() - started:.1f} s[/dim]")
     if as_json:
         _emit_json(result.to_json())
