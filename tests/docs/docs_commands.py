@@ -28,7 +28,10 @@ TARGET = re.compile(r"^([a-z][a-z0-9-]*):", re.M)
 
 @cache
 def _root() -> Any:
-    return typer.main.get_command(app)
+    root: Any = typer.main.get_command(app)
+    for name in root.list_commands(None):  # load the lazy groups, so that .commands has all
+        root.get_command(None, name)
+    return root
 
 
 @cache

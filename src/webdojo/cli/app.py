@@ -16,19 +16,14 @@ from rich.markup import escape
 from webdojo.cli.bench import register as register_bench
 from webdojo.cli.bench_miniwob import register as register_bench_miniwob
 from webdojo.cli.bench_soak import register as register_bench_soak
-from webdojo.cli.cache import cache_app
-from webdojo.cli.eval import eval_app
 from webdojo.cli.exits import emit_json as _emit_json
 from webdojo.cli.exits import fail as _fail
 from webdojo.cli.export import register as register_export
-from webdojo.cli.judge import judge_app
+from webdojo.cli.lazy_group import LazyGroup
 from webdojo.cli.select import register as register_select
 from webdojo.cli.signals import restore_ctrl_c
 from webdojo.cli.sites_generate import register as register_sites_generate
-from webdojo.cli.tasks import tasks_app
-from webdojo.cli.train import train_app
 from webdojo.cli.viewer import register as register_viewer_commands
-from webdojo.cli.wiki import wiki_app
 from webdojo.errors import ModelError, ServerDown, WebdojoError
 from webdojo.server.pool.retirement import DEFAULT_MAX_WORKER_SESSIONS
 from webdojo.store.run_config import CONFIG
@@ -41,7 +36,19 @@ MODEL_DOWN_HINT = (
     "run the same command again to resume (finished episodes are kept)."
 )
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
+# Command groups are imported when a command of theirs runs (or help lists them): a command
+# pays for its own imports only (`webdojo run` does not load the trainer or the judges).
+LAZY_GROUPS = {
+    "tasks": "webdojo.cli.tasks:tasks_app",
+    "judge": "webdojo.cli.judge:judge_app",
+    "eval": "webdojo.cli.eval:eval_app",
+    "train": "webdojo.cli.train:train_app",
+    "cache": "webdojo.cli.cache:cache_app",
+    "wiki": "webdojo.cli.wiki:wiki_app",
+}
+app = typer.Typer(
+    cls=LazyGroup.of(LAZY_GROUPS), no_args_is_help=True, add_completion=False, help=__doc__
+)
 sites_app = typer.Typer(no_args_is_help=True, help="Built-in and user-written synthetic sites.")
 bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks that print ratios to a baseline.")
 
@@ -53,12 +60,6 @@ def _every_command() -> None:
 
 app.add_typer(sites_app, name="sites")
 app.add_typer(bench_app, name="bench")
-app.add_typer(tasks_app, name="tasks")
-app.add_typer(judge_app, name="judge")
-app.add_typer(eval_app, name="eval")
-app.add_typer(train_app, name="train")
-app.add_typer(cache_app, name="cache")
-app.add_typer(wiki_app, name="wiki")
 register_select(app)
 register_sites_generate(sites_app)
 register_export(app)

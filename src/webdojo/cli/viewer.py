@@ -12,8 +12,7 @@ import typer
 from rich.console import Console
 
 from webdojo.errors import WebdojoError
-from webdojo.viewer.server import DEFAULT_HOST, DEFAULT_PORT
-from webdojo.viewer.views import REPORT_NAME
+from webdojo.viewer import DEFAULT_HOST, DEFAULT_PORT, REPORT_NAME
 
 console = Console(soft_wrap=True)  # paths and URLs stay on one line, copy-pastable
 

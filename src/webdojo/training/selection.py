@@ -24,8 +24,6 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from webdojo.store.records import StepRecord
 from webdojo.training.rewards import Scored
 from webdojo.training.samples import Rule, Sample
@@ -122,6 +120,8 @@ def _draw(pool: list[Sample], settings: BcSettings) -> list[Sample]:
     """``settings.samples`` of the pool without replacement, by recency weight (seeded)."""
     if settings.samples is None or settings.samples >= len(pool):
         return pool
+    import numpy as np  # here: `webdojo train loop`'s options import this module at CLI start
+
     weights = np.array([s.weight for s in pool], dtype=float)
     rng = np.random.default_rng(settings.seed)
     chosen = rng.choice(len(pool), size=settings.samples, replace=False, p=weights / weights.sum())

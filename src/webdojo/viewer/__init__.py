@@ -5,6 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+# Here, not in the modules that use them, so the command line's options read them without
+# importing the viewer's server or views.
+DEFAULT_HOST = "127.0.0.1"  # loopback unless told otherwise
+DEFAULT_PORT = 8600
+REPORT_NAME = "report.html"  # the report's default place, inside the run directory
+
 
 def write_report(
     run_dir: Path, out: Path, examples: int = 3, compare_to: Path | None = None
@@ -16,4 +22,4 @@ def write_report(
     return _write(run_dir, out, examples=examples, compare_to=compare_to)
 
 
-__all__ = ["write_report"]
+__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "REPORT_NAME", "write_report"]

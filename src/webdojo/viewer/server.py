@@ -13,9 +13,8 @@ from typing import Any
 import uvicorn
 
 from webdojo.asgi import ThreadServer, run_blocking
+from webdojo.viewer import DEFAULT_HOST
 
-DEFAULT_HOST = "127.0.0.1"  # loopback unless told otherwise
-DEFAULT_PORT = 8600
 CLEANUP_S = 1.0  # at most this long after a stop for cancelled responses to let go
 
 

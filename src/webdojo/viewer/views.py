@@ -14,11 +14,11 @@ from webdojo.store.records import EpisodeRecord, StepRecord
 from webdojo.store.run_reader import StoredRun
 from webdojo.store.summary import Bucket, RunSummary, summarize
 from webdojo.store.verdicts import Verdict
+from webdojo.viewer import REPORT_NAME
 from webdojo.viewer.overlay import describe_action, overlay_spec, overlay_svg
 from webdojo.viewer.runs import RunData, TaskInfo
 
 STATUSES = ("success", "failure", "fault", "unfinished")
-REPORT_NAME = "report.html"  # the report's default place, inside the run directory
 
 
 def status_of(record: EpisodeRecord | None) -> str:
