@@ -11,6 +11,7 @@ rule a line of layers cannot draw. The page shows the same layers; a test checks
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,11 +77,17 @@ def resolve_from(node: ast.ImportFrom, importer: str, is_package: bool) -> str |
     return None
 
 
+@functools.cache
+def _parsed(text: str) -> ast.Module:
+    # the checker's own tests parse copies of the sources: each file is parsed once
+    return ast.parse(text)
+
+
 def imports_of(path: Path, package: Path) -> list[Edge]:
     importer = module_name(path, package)
     where = path.relative_to(package.parent)
     edges = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+    for node in ast.walk(_parsed(path.read_text(encoding="utf-8"))):
         targets: list[str] = []
         if isinstance(node, ast.Import):
             for alias in node.names:

@@ -55,7 +55,12 @@ CASES = [  # mode, the batch's credit, which way the replies' log-probabilities 
 ]
 
 
-@pytest.mark.parametrize("kind", ["tiny", "tiny-vl"])
+# tiny-vl builds a vision tower and a processor per case (2-5 s each on 2 cores): make test
+# runs it, make test-fast keeps the text model
+KINDS = ["tiny", pytest.param("tiny-vl", marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize(("mode", "credit", "direction"), CASES)
 def test_one_step_lowers_the_loss_and_moves_the_log_probabilities(
     kind: str, mode: Mode, credit: dict[str, object], direction: int, tmp_path: Path
@@ -73,7 +78,7 @@ def test_one_step_lowers_the_loss_and_moves_the_log_probabilities(
     assert (tmp_path / "checkpoints" / "step-000001" / "model" / "config.json").is_file()
 
 
-@pytest.mark.parametrize("kind", ["tiny", "tiny-vl"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_a_prompt_loss_weight_adds_the_prompts_text_but_no_image_or_padding(kind: str) -> None:
     batch = examples(3)
     bundle = load_bundle(kind, corpus=corpus_texts(batch), seed=1)
@@ -112,6 +117,7 @@ def test_a_prompt_loss_weight_is_refused_for_rl_and_below_zero(tmp_path: Path) -
             train(config, examples(2, reward=1.0))
 
 
+@pytest.mark.slow  # peft and a tiny-vl model: about 9 s on 2 cores
 def test_lora_trains_an_adapter_and_its_checkpoint_loads_back(tmp_path: Path) -> None:
     batch = examples(3)
     config = TrainConfig(model="tiny-vl", out=tmp_path, steps=2, batch_size=3, lora=True,
