@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -20,14 +20,12 @@ from typer.core import TyperGroup
 
 from webdojo.cli.exits import model_command_exits
 from webdojo.judges.base import JudgeOptions
-from webdojo.judges.names import JUDGE_NAMES
+from webdojo.judges.runner import BlockReports, JudgeReport, judge_run
+from webdojo.judges.spec import judge_names
 from webdojo.models import ModelConfig
 from webdojo.models.usage import Price
 from webdojo.store.verdicts import LABELS, Verdict
 from webdojo.tasks.blocklist import parse_duration
-
-if TYPE_CHECKING:
-    from webdojo.judges.runner import JudgeReport
 
 console = Console(soft_wrap=True)  # with --json, the JSON object is still the last stdout line
 errors = Console(stderr=True, soft_wrap=True)
@@ -49,7 +47,7 @@ judge_app = typer.Typer(
 )
 
 SPEC_HELP = (
-    f"the judge: {', '.join(JUDGE_NAMES)}; NAME@MODEL; consensus:J1,J2,J3 (majority) or "
+    f"the judge: {', '.join(judge_names())}; NAME@MODEL; consensus:J1,J2,J3 (majority) or "
     "unanimous:J1,J2,..."
 )
 
@@ -92,8 +90,6 @@ def run_command(
         attempts=attempts,
         f1_threshold=f1_threshold,
     )
-    from webdojo.judges.runner import BlockReports  # the judges load with the command
-
     with model_command_exits(errors):
         block = None if blocklist is None else BlockReports(blocklist, parse_duration(block_for))
         report = asyncio.run(
@@ -131,8 +127,6 @@ async def _judge_with_progress(
             seen[verdict.label] = seen.get(verdict.label, 0) + 1
             shown = " ".join(f"{k}={v}" for k, v in sorted(seen.items()))
             progress.update(bar, advance=1, labels=shown)
-
-        from webdojo.judges.runner import judge_run
 
         return await judge_run(
             run_dir,
