@@ -41,7 +41,7 @@ class Command:
 
 
 def root() -> Any:
-    return typer.main.get_command(app)
+    return typer.main.get_command(app).load_all()  # type: ignore[attr-defined]
 
 
 def walk(obj: Any | None = None, path: tuple[str, ...] = ()) -> Iterator[Command]:

@@ -29,9 +29,7 @@ TARGET = re.compile(r"^([a-z][a-z0-9-]*):", re.M)
 @cache
 def _root() -> Any:
     root: Any = typer.main.get_command(app)
-    for name in root.list_commands(None):  # load the lazy groups, so that .commands has all
-        root.get_command(None, name)
-    return root
+    return root.load_all()  # the lazy groups too: the walk below reads .commands
 
 
 @cache

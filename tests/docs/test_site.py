@@ -33,7 +33,7 @@ EXAMPLES = DOCS / "gen" / "cli_examples.yaml"
 def commands(obj: Any = None, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
     """Every visible command and group below ``webdojo``, walked here and not by the page's
     generator, so that the test does not trust the code it checks."""
-    obj = typer.main.get_command(app) if obj is None else obj
+    obj = typer.main.get_command(app).load_all() if obj is None else obj  # type: ignore[attr-defined]
     found = [path] if path else []
     for name, sub in getattr(obj, "commands", {}).items():
         if not sub.hidden:

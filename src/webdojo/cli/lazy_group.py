@@ -24,6 +24,13 @@ class LazyGroup(TyperGroup):
     def of(cls, lazy: dict[str, str]) -> type[LazyGroup]:
         return type("LazyGroup", (cls,), {"lazy": dict(lazy)})
 
+    def load_all(self) -> LazyGroup:
+        """Every lazy group imported, so that ``commands`` holds the whole tree: for walkers
+        that read it (the docs' CLI reference) instead of asking ``get_command``."""
+        for name in self.list_commands(None):
+            self.get_command(None, name)
+        return self
+
     def list_commands(self, ctx: Context) -> list[str]:
         return [*super().list_commands(ctx), *(n for n in self.lazy if n not in self.commands)]
 

@@ -55,6 +55,7 @@ The ``fault`` says who is to blame, which decides how a trainer should treat the
     │   ├── LabelFileError             bad_label_file  (a human-label file: file:line: field)
     │   ├── ArchiveError               bad_archive     (a cache archive, WARC or HAR file)
     │   ├── ZimError                   bad_zim         (a ZIM file: missing, unreadable, not a ZIM)
+    │   ├── BlocklistError             bad_blocklist   (a blocklist file of reported websites)
     │   ├── SuiteError                 bad_suite       (an eval suite: unknown, unreadable, a bad field)
     │   ├── MissingDependency          missing_dependency (a package or program to install)
     │   ├── MissingObservation         missing_observation (a step's context cannot be rebuilt)
@@ -106,6 +107,7 @@ from webdojo.errors.base import (
 from webdojo.errors.config import (
     ArchiveError,
     BadStartUrl,
+    BlocklistError,
     ConfigError,
     EmptyTrainingData,
     ExampleTooLong,
@@ -178,6 +180,7 @@ __all__ = [
     "BadStartUrl",
     "BadTab",
     "BadUrl",
+    "BlocklistError",
     "BrowserClosed",
     "CacheMiss",
     "ChromiumNotFound",

@@ -42,6 +42,13 @@ class ArchiveError(ConfigError):
     code = "bad_archive"
 
 
+class BlocklistError(ConfigError):
+    """A blocklist file (``webdojo.tasks.blocklist``) that is not the JSON object it describes;
+    the message names the file and the entry."""
+
+    code = "bad_blocklist"
+
+
 class ZimError(ConfigError):
     """A ZIM file (an offline Wikipedia, ``webdojo.envs``) that cannot be served: missing,
     unreadable, or not a ZIM. ``details`` name the file."""

@@ -22,17 +22,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from webdojo.errors import ConfigError
+from webdojo.errors import BlocklistError, ConfigError
 from webdojo.tasks.websites import registrable_domain
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-
-
-class BlocklistError(ConfigError):
-    """A blocklist file that is not the JSON object described in ``webdojo.tasks.blocklist``."""
-
-    code = "bad_blocklist"
 
 
 def parse_duration(text: str) -> timedelta:
