@@ -5,6 +5,7 @@ behind the step-accuracy table in docs/learning.md (not an episode success rate)
         the scripted teacher on six MiniWoB++ pages (OUT/train, OUT/heldout and their bc
         selections), replies as bare commands (``ground=False``)
     python scripts/step_accuracy.py train OUT --steps 1200 [--ground] [--prompt-loss-weight 0.3]
+        [--lr 1e-3] [--batch-size 8] [--layers L] [--heads H] [--width W] [--vocab V] [--threads 2]
         trains a fresh ``small`` model on OUT's training steps and prints, every
         ``--eval-every`` updates, the share of held-out steps whose greedy reply parses into the
         teacher's action, per page
@@ -45,7 +46,7 @@ from webdojo.training.encoding import collate, encode_example, encode_prompt
 from webdojo.training.examples import Example
 from webdojo.training.objectives import batch_loss
 from webdojo.training.select_runs import SelectSettings, select
-from webdojo.training.tiny_models import ModelBundle, load_bundle
+from webdojo.training.tiny_models import SMALL_TEXT, VOCAB_SIZES, ModelBundle, load_bundle
 
 PAGES = "click-test+click-button+click-link+enter-text+focus-text+click-checkboxes"
 _ID = re.compile(r"(click|type|select) \[(\d+)\]")
@@ -89,6 +90,14 @@ def train(args: argparse.Namespace) -> None:
         return [grounded(e) for e in found] if args.ground else found
 
     train_set, heldout = load("train"), load("heldout")
+    shape = {"num_hidden_layers": args.layers, "num_attention_heads": args.heads}
+    shape |= {"hidden_size": args.width, "intermediate_size": args.width and 2 * args.width}
+    SMALL_TEXT.update({k: v for k, v in shape.items() if v})
+    if args.heads:
+        SMALL_TEXT["num_key_value_heads"] = args.heads
+    if args.vocab:
+        VOCAB_SIZES["small"] = args.vocab
+    print(f"small: {SMALL_TEXT}, vocab {VOCAB_SIZES['small']}", flush=True)
     torch.manual_seed(args.seed)
     bundle = load_bundle("small", corpus=corpus_texts(train_set), seed=args.seed)
     encoded = [encode_example(bundle, e, 2048) for e in train_set]
@@ -114,7 +123,8 @@ def train(args: argparse.Namespace) -> None:
         schedule.step()
         opt.zero_grad(set_to_none=True)
         if step % args.eval_every == 0 or step == steps:
-            print(f"step {step} ({time.time() - started:.0f} s): {accuracy(bundle, heldout)}")
+            took = time.time() - started
+            print(f"step {step} ({took:.0f} s): {accuracy(bundle, heldout)}", flush=True)
 
 
 @torch.inference_mode()
@@ -163,8 +173,13 @@ def main() -> None:
     parser.add_argument("--ground", action="store_true")
     parser.add_argument("--prompt-loss-weight", type=float, default=0.0)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=2, help="torch threads")
+    parser.add_argument("--layers", type=int, default=0, help="small's layers (0: the default)")
+    parser.add_argument("--heads", type=int, default=0, help="small's heads (0: the default)")
+    parser.add_argument("--width", type=int, default=0, help="small's width (0: the default)")
+    parser.add_argument("--vocab", type=int, default=0, help="small's tokenizer (0: default)")
     args = parser.parse_args()
-    torch.set_num_threads(2)
+    torch.set_num_threads(args.threads)
     if args.stage == "demos":
         demos(args.out, args.train, args.heldout)
     else:
