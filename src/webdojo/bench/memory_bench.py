@@ -182,13 +182,16 @@ def summarize(result: CountResult, samples: list[dict[str, tuple[float, int]]]) 
     result.processes = {k: n for k, (_, n) in sorted(middle.items())}
 
 
-async def _step_until(session: HttpSession, end: float, durations: list[float]) -> None:
+async def _step_until(
+    session: HttpSession, begin: float, end: float, durations: list[float]
+) -> None:
+    """Step until ``end``; the steps that start from ``begin`` on are timed."""
     for action in itertools.cycle(SCROLLS):
-        if time.perf_counter() >= end:
+        if (started := time.perf_counter()) >= end:
             return
-        started = time.perf_counter()
         await session.step(action, SHOT)
-        durations.append(time.perf_counter() - started)
+        if started >= begin:
+            durations.append(time.perf_counter() - started)
 
 
 async def _start_url(env: HttpEnv, task: Task) -> str:
@@ -209,8 +212,8 @@ async def _stepping(
         opened = await asyncio.gather(*(env.open_url(u, SHOT) for u in picks))
         try:
             durations: list[float] = []
-            start = time.perf_counter()
-            steppers = [_step_until(s, start + warmup_s + window_s, durations) for s, _ in opened]
+            begin = time.perf_counter() + warmup_s
+            steppers = [_step_until(s, begin, begin + window_s, durations) for s, _ in opened]
             run = asyncio.gather(*steppers)
             await asyncio.sleep(warmup_s)  # every session has stepped before the window
             with PssSampler(pid, tree_pss) as sampler:
