@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol
 
 import typer
 from rich.console import Console
@@ -17,6 +17,18 @@ from webdojo.cli.exits import fail as _fail
 from webdojo.errors import ConfigError, WebdojoError
 
 console = Console()
+
+
+class _Result(Protocol):
+    def to_json(self) -> dict[str, Any]: ...
+
+
+def _report(table: Any, result: _Result, started: float, as_json: bool) -> None:
+    """A bench's ending: its table, how long it took, and with --json its result last."""
+    console.print(table)
+    console.print(f"[dim]bench took {time.perf_counter() - started:.1f} s[/dim]")
+    if as_json:
+        _emit_json(result.to_json())
 
 
 def register(bench_app: typer.Typer) -> None:
@@ -39,10 +51,7 @@ def bench_env(
 
     started = time.perf_counter()
     result = asyncio.run(run_env_bench(iterations=iterations))
-    console.print(env_bench_table(result))
-    console.print(f"[dim]bench took {time.perf_counter() - started:.1f} s[/dim]")
-    if as_json:
-        _emit_json(result.to_json())
+    _report(env_bench_table(result), result, started, as_json)
 
 
 def bench_adapters(
@@ -61,10 +70,7 @@ def bench_adapters(
         result = run_adapters_bench(iterations=iterations, rounds=rounds)
     except ConfigError as exc:
         raise _fail(exc) from exc
-    console.print(result.table())
-    console.print(f"[dim]bench took {time.perf_counter() - started:.1f} s[/dim]")
-    if as_json:
-        _emit_json(result.to_json())
+    _report(result.table(), result, started, as_json)
 
 
 def bench_compare_browsergym(
@@ -83,10 +89,7 @@ def bench_compare_browsergym(
         result = run_compare(steps=steps, rounds=rounds)
     except WebdojoError as exc:
         raise _fail(exc) from exc
-    console.print(result.table())
-    console.print(f"[dim]bench took {time.perf_counter() - started:.1f} s[/dim]")
-    if as_json:
-        _emit_json(result.to_json())
+    _report(result.table(), result, started, as_json)
 
 
 def bench_stalled(
@@ -106,10 +109,7 @@ def bench_stalled(
         result = run_stalled_bench(connections, read_timeout, max_per_client)
     except WebdojoError as exc:
         raise _fail(exc) from exc
-    console.print(stalled_table(result))
-    console.print(f"[dim]bench took {time.perf_counter() - started:.1f} s[/dim]")
-    if as_json:
-        _emit_json(result.to_json())
+    _report(stalled_table(result), result, started, as_json)
 
 
 def bench_memory(
@@ -140,10 +140,7 @@ def bench_memory(
         )
     except WebdojoError as exc:
         raise _fail(exc) from exc
-    console.print(memory_table(result))
-    console.print(f"[dim]bench took {time.perf_counter() - started:.1f} s[/dim]")
-    if as_json:
-        _emit_json(result.to_json())
+    _report(memory_table(result), result, started, as_json)
 
 
 def bench_rollout(
