@@ -4,7 +4,7 @@ Each visit or repeat gets a fresh context (service workers blocked, like every w
 context) on one browser launched for the job. ``--resolve HOST=ADDR:PORT`` becomes Chromium's
 host-resolver rules, so a site on loopback can be recorded under the host names it has in
 the wild. Replay launches the browser with the same rules, and they change nothing: replay
-answers every request itself, so none reaches a resolver.
+answers every connection itself (``BrowserHost.replay_context``), so none reaches a resolver.
 """
 
 from __future__ import annotations
@@ -71,8 +71,12 @@ async def launch(config: DriveConfig, deterministic: bool) -> BrowserHost:
 
 
 async def _context(host: BrowserHost, config: DriveConfig) -> BrowserContext:
+    return await host.new_context(_session_options(config))
+
+
+def _session_options(config: DriveConfig) -> SessionOptions:
     width, height = config.viewport
-    return await host.new_context(SessionOptions(viewport_width=width, viewport_height=height))
+    return SessionOptions(viewport_width=width, viewport_height=height)
 
 
 @dataclass
@@ -193,14 +197,12 @@ async def _replay_once(
     report: ReplayReport,
 ) -> None:
     replayer = Replayer(archive, options)
-    context = await _context(host, config)
     try:
-        await replayer.attach(context)
-        started = time.perf_counter()
-        page = await _load(context, url, config, replayer.in_flight.settle)
-        report.load_ms.append((time.perf_counter() - started) * 1000)
-        report.screenshot_hashes.append(await screenshot_hash(page))
+        async with host.replay_context(replayer, _session_options(config)) as context:
+            started = time.perf_counter()
+            page = await _load(context, url, config, replayer.in_flight.settle)
+            report.load_ms.append((time.perf_counter() - started) * 1000)
+            report.screenshot_hashes.append(await screenshot_hash(page))
     finally:
-        await context.close()
         report.stats.add(replayer.stats)
     replayer.raise_misses()

@@ -22,7 +22,7 @@ KEYS = (
     "served_rate", "by_level", "misses", "false_matches", "volatile_precision",
     "volatile_recall", "learn_rounds", "identical_hashes_on", "identical_hashes_off", "replays",
     "aborted_outbound", "canary_hits", "lookup_p50_ms", "lookup_p99_ms", "load_ms_live",
-    "load_ms_replay",
+    "load_ms_replay", "load_ms_route", "replay_over_live", "route_over_live",
 )  # fmt: skip
 
 
@@ -30,7 +30,8 @@ KEYS = (
 @pytest.mark.slow
 def test_bench_cache_cli_quick() -> None:
     # two replays a mode are the fewest that can agree; both given numbers override --quick's
-    argv = ("bench", "cache", "--quick", "--replays", "2", "--entries", "500", "--json")
+    argv = ("bench", "cache", "--quick", "--replays", "2", "--entries", "500", "--loads", "2")
+    argv += ("--json",)
     data = last_json(webdojo(*argv, timeout=180))
     assert set(KEYS) <= set(data)
     assert data["replays"] == 2 and data["lookup_entries"] == 500
@@ -42,6 +43,10 @@ def test_bench_cache_cli_quick() -> None:
     assert data["lookup_wrong_level"] == 0
     assert set(data["lookup_by_level"]) == set(PROBE_KINDS)
     assert 0 < data["volatile_precision"] <= 1 and 0 < data["volatile_recall"] <= 1
+    live, replay, route = data["load_ms_live"], data["load_ms_replay"], data["load_ms_route"]
+    assert min(live, replay, route) > 0  # each way timed (the ratios are the docs' business)
+    assert data["replay_over_live"] == pytest.approx(replay / live, abs=0.002)
+    assert data["route_over_live"] == pytest.approx(route / live, abs=0.002)
 
 
 def _served(incoming: str, recorded: str) -> Match:

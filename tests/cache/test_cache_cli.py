@@ -32,12 +32,15 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, V
         yield out, site
 
 
-def test_replay_serves_everything_offline_identically(recorded: tuple[Path, VolatileSite]) -> None:
+@pytest.mark.parametrize("via", ["proxy", "route"])
+def test_replay_serves_everything_offline_identically(
+    recorded: tuple[Path, VolatileSite], via: str
+) -> None:
     archive, site = recorded
     with VolatileSite() as canary:  # the replay browser resolves the fake hosts to the canary
         before = site.hits
         proc = webdojo("cache", "replay", archive, "--url", site.start_url, "--repeat", "3",
-                       "--json", *resolve(canary))  # fmt: skip
+                       "--via", via, "--json", *resolve(canary))  # fmt: skip
         result = last_json(proc)
         assert canary.hits == 0 and site.hits == before  # nothing left the browser
     assert result["requests"] > 0 and result["served"] == result["requests"]

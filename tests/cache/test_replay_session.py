@@ -13,8 +13,10 @@ from shared_data import shared_file
 from webdojo.actions import Click, Goto
 from webdojo.browser.host import BrowserHost
 from webdojo.browser.options import SessionOptions
-from webdojo.cache.archive import Archive
+from webdojo.cache.archive import Archive, ArchiveWriter
+from webdojo.cache.exchange import CapturedRequest, CapturedResponse, Exchange
 from webdojo.cache.import_archive import import_archive
+from webdojo.cache.replayer import Replayer, ReplayOptions, Via
 from webdojo.observation import ObservationOptions
 
 pytestmark = pytest.mark.browser
@@ -57,9 +59,11 @@ async def test_hosts_outside_the_archive_are_refused_and_counted(
 ) -> None:
     session = await host.new_session(SessionOptions(archive=str(iana)))
     try:
-        obs = await session.step(Goto(url="http://example.com/"), ObservationOptions())
-        assert obs.last_error is not None
-        assert session.replayer is not None and session.replayer.stats.aborted_outbound == 1
+        for n, url in enumerate(("http://example.com/", "https://example.com/"), 1):
+            obs = await session.step(Goto(url=url), ObservationOptions())
+            assert obs.last_error is not None and obs.last_error.code == "blocked_by_policy"
+            assert "not in the replayed archive" in obs.last_error.message
+            assert session.replayer is not None and session.replayer.stats.aborted_outbound == n
     finally:
         await session.aclose()
 
@@ -82,3 +86,61 @@ async def test_a_damaged_record_fails_its_request_and_the_page_goes_on(
         assert "offset" in session.replayer.broken[0]
     finally:
         await session.aclose()
+
+
+SHOP_HTML = b"""<!doctype html><html><head><title>loading</title>
+<link rel="stylesheet" href="/site.css"><script src="https://cdn.shop.test/app.js"></script>
+</head><body><h1>Shop</h1></body></html>"""
+# a credentialed cross-origin POST with its own headers: the browser sends a CORS preflight
+APP_JS = b"""fetch("https://api.shop.test/me", {method: "POST", credentials: "include",
+  headers: {"Content-Type": "application/json", "X-Token": "t"}, body: "{}"})
+  .then((r) => r.json())
+  .then((d) => { document.title = d.name + " " + (isSecureContext ? "secure" : "insecure")
+    + " " + document.cookie; });"""
+
+
+def https_shop(path: Path) -> Path:
+    cors = (
+        ("Content-Type", "application/json"),
+        ("Access-Control-Allow-Origin", "https://www.shop.test"),
+        ("Access-Control-Allow-Credentials", "true"),
+    )
+    home = (("Content-Type", "text/html"), ("Set-Cookie", "sid=abc; Secure; SameSite=None"))
+    pages = [
+        (CapturedRequest("GET", "https://www.shop.test/"), home, SHOP_HTML),
+        (
+            CapturedRequest("GET", "https://www.shop.test/site.css"),
+            (("Content-Type", "text/css"),),
+            b"h1{color:red}",
+        ),
+        (
+            CapturedRequest("GET", "https://cdn.shop.test/app.js"),
+            (("Content-Type", "text/javascript"),),
+            APP_JS,
+        ),
+        (CapturedRequest("POST", "https://api.shop.test/me", (), b"{}"), cors, b'{"name": "Ada"}'),
+    ]
+    with ArchiveWriter(path, source="test") as writer:
+        for n, (request, headers, body) in enumerate(pages):
+            response = CapturedResponse(200, headers, body, "OK")
+            writer.add(Exchange(request, response, seq=n, started=1_700_000_000.0 + n))
+    return path
+
+
+@pytest.mark.parametrize("via", ["proxy", "route"])
+async def test_an_https_site_replays_as_a_secure_origin(
+    host: BrowserHost, tmp_path: Path, via: Via
+) -> None:
+    with Archive.open(https_shop(tmp_path / "shop")) as archive:
+        replayer = Replayer(archive, ReplayOptions(via=via))
+        async with host.replay_context(replayer) as context:
+            page = await context.new_page()
+            await page.goto("https://www.shop.test/", wait_until="load")
+            await page.wait_for_function("document.title !== 'loading'", timeout=10_000)
+            assert await page.title() == "Ada secure sid=abc"
+            assert await page.evaluate("getComputedStyle(document.querySelector('h1')).color") == (
+                "rgb(255, 0, 0)"
+            )
+    stats = replayer.stats
+    assert stats.requests == stats.served == 4 and stats.misses == stats.aborted_outbound == 0
+    assert stats.preflights == (1 if via == "proxy" else 0)  # a route never sees it

@@ -12,7 +12,9 @@
    live page's;
 5. lookups: ``Matcher.match`` on a synthetic archive of ``entries`` exchanges
    (``cache_lookup_bench``);
-6. page loads: live from loopback and replayed, goto until the page says it is done.
+6. page loads: goto until the page says it is done, live from loopback, replayed through the
+   replay's proxy (the default) and replayed through Playwright's route, taking turns so that
+   all three meet the same machine load (``replay_over_live``, ``route_over_live``).
 """
 
 from __future__ import annotations
@@ -61,14 +63,14 @@ class CacheBenchConfig:
     replays: int = 10  # replays a mode (aids on, aids off)
     entries: int = 100_000  # exchanges in the synthetic archive of the lookup timing
     probes: int = 2000  # lookups timed, spread over L0, L1, L2, L3 and misses
-    live_loads: int = 5  # live page loads timed
+    loads: int = 10  # page loads timed each way (live, replay, replay by route)
     visits: int = 2  # recorded visits of the volatile site
     done_timeout_s: float = 20.0  # a page not done by then fails the bench
 
     @classmethod
     def quick(cls) -> CacheBenchConfig:
         """Small numbers, for tests and a first look."""
-        return cls(replays=3, entries=2000, probes=500, live_loads=2)
+        return cls(replays=3, entries=2000, probes=500, loads=3)
 
 
 def learn_step(archive_path: Path) -> Learned:
@@ -178,23 +180,33 @@ def _resolve(site: VolatileSite) -> DriveConfig:
     return DriveConfig(resolve=tuple(f"{h}=127.0.0.1:{site.port}" for h in site.hosts))
 
 
-async def live_loads(
-    site: VolatileSite, n: int, timeout_s: float
-) -> tuple[list[float], dict[str, Any]]:
-    """``n`` live loads of the start page: their times and the item lists the page drew."""
-    host = await launch(_resolve(site), deterministic=False)
-    times, lists = [], {}
+async def load_race(
+    site: VolatileSite, canary: VolatileSite, archive: Archive, config: CacheBenchConfig
+) -> tuple[dict[str, list[float]], dict[str, Any]]:
+    """``config.loads`` page loads each way, taking turns: live, replayed (aids on, as the
+    replays below) and replayed by route; and the item lists the live page drew."""
+    times: dict[str, list[float]] = {"live": [], "replay": [], "route": []}
+    lists: dict[str, Any] = {}
+    live = await launch(_resolve(site), deterministic=False)
+    replay = await launch(_resolve(canary), deterministic=True)
     try:
-        for _ in range(n):
-            context = await _context(host)
+        for _ in range(config.loads):
+            context = await _context(live)
             try:
                 page = await context.new_page()
-                times.append(await _load_done(page, site.start_url, timeout_s))
+                times["live"].append(await _load_done(page, site.start_url, config.done_timeout_s))
                 lists = await page.evaluate(_LISTS_JS)
             finally:
                 await context.close()
+            for via in ("proxy", "route"):
+                replayer = Replayer(archive, ReplayOptions(via=via))
+                async with replay.replay_context(replayer) as context:
+                    page = await context.new_page()
+                    took = await _load_done(page, site.start_url, config.done_timeout_s)
+                times["replay" if via == "proxy" else "route"].append(took)
     finally:
-        await host.aclose()
+        await live.aclose()
+        await replay.aclose()
     return times, lists
 
 
@@ -213,16 +225,14 @@ async def replay_mode(
         for _ in range(config.replays):
             options = ReplayOptions(deterministic=deterministic, keep_served=_KEEP_SERVED)
             replayer = Replayer(archive, options)
-            context = await _context(host)
             try:
-                await replayer.attach(context)
-                page = await context.new_page()
-                mode.load_ms.append(await _load_done(page, url, config.done_timeout_s))
-                await replayer.in_flight.settle(0.3, 10.0)
-                mode.hashes.append(await screenshot_hash(page))
-                mode.page_mismatches += await page.evaluate(_LISTS_JS) != live_lists
+                async with host.replay_context(replayer) as context:
+                    page = await context.new_page()
+                    mode.load_ms.append(await _load_done(page, url, config.done_timeout_s))
+                    await replayer.in_flight.settle(0.3, 10.0)
+                    mode.hashes.append(await screenshot_hash(page))
+                    mode.page_mismatches += await page.evaluate(_LISTS_JS) != live_lists
             finally:
-                await context.close()
                 mode.stats.add(replayer.stats)
             checked, wrong = false_matches(replayer.served)
             mode.trap_checked += checked
@@ -263,9 +273,10 @@ async def run_cache_bench(
             )
             say(f"recorded {report.meta.exchanges} exchanges in {config.visits} visits")
             learned = learn_step(root / "site")
-            live_ms, live_lists = await live_loads(site, config.live_loads, config.done_timeout_s)
             armed = await arm_canary(canary)
             with Archive.open(root / "site") as archive:
+                loads, live_lists = await load_race(site, canary, archive, config)
+                say(f"timed {config.loads} page loads each live, replayed and routed")
                 score = volatile_score(archive.index, archive.rules)
                 modes = [
                     await replay_mode(archive, site.start_url, canary, config, det, live_lists)
@@ -285,7 +296,7 @@ async def run_cache_bench(
             lookup,
             canary_hits,
             armed,
-            live_ms,
+            loads,
         )
         result.seconds = time.perf_counter() - started
         return result

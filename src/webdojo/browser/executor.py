@@ -40,7 +40,7 @@ from webdojo.actions import (
 from webdojo.browser.dom import ACT_JS
 from webdojo.browser.guard import Guard
 from webdojo.browser.hung import unbusy
-from webdojo.browser.netguard import PROXY_REFUSED, NetGuard
+from webdojo.browser.netguard import NetGuard
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.settle import Settler
 from webdojo.browser.tabs import TabSet
@@ -90,7 +90,7 @@ class Executor:
             raise
         except ActionFailed as exc:
             blocked = self._net.error_since(mark, what) if self._net else None
-            if blocked is not None and PROXY_REFUSED in str(exc):
+            if blocked is not None and self._net is not None and self._net.refused(str(exc)):
                 raise blocked from exc
             raise
         tab.doc = None

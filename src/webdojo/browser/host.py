@@ -15,6 +15,7 @@ import contextlib
 import os
 import shutil
 import signal
+from collections.abc import AsyncIterator
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -29,6 +30,7 @@ from webdojo.browser.downloads import DownloadRoot
 from webdojo.browser.guard import first_line
 from webdojo.browser.host_dir import HostDir
 from webdojo.browser.netguard import NetGuard
+from webdojo.browser.netpolicy import NetworkPolicy
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.session import SETUP_TIMEOUT_S, BrowserSession
 from webdojo.browser.stale_dirs import pid_alive
@@ -37,6 +39,7 @@ from webdojo.errors import BrowserClosed, ChromiumNotFound, InfraError
 
 if TYPE_CHECKING:
     from webdojo.cache.archive import Archive
+    from webdojo.cache.replayer import Replayer
 
 
 CLOSE_TIMEOUT_S = 10.0  # closing the browser, then stopping the driver (each)
@@ -125,13 +128,18 @@ class BrowserHost:
         return len(self._sessions)
 
     async def new_context(
-        self, options: SessionOptions | None = None, proxy: dict[str, str] | None = None
+        self,
+        options: SessionOptions | None = None,
+        proxy: dict[str, str] | None = None,
+        replayed: bool = False,
     ) -> BrowserContext:
         """A bare context with webdojo's settings (viewport, locale, service workers blocked,
         downloads refused until a session gives it a directory) and nothing else: what
         ``new_session`` builds on, and what tools that drive Playwright themselves (recording,
         replay, benchmarks) take. The network policy is ``new_session``'s: a bare context goes
-        through ``proxy`` only when given one."""
+        through ``proxy`` only when given one. A ``replayed`` context's whole traffic is
+        answered in this process (``replay_context``), so it accepts the replay's own TLS
+        certificate."""
         options = options or SessionOptions()
         if not self.is_connected():
             raise BrowserClosed("the browser is gone; launch a new BrowserHost")
@@ -147,6 +155,7 @@ class BrowserHost:
                     user_agent=options.user_agent,
                     color_scheme=options.color_scheme,
                     proxy=proxy,  # type: ignore[arg-type]
+                    ignore_https_errors=replayed,
                 )
         except TimeoutError as exc:
             raise InfraError("the browser did not create a context in time") from exc
@@ -154,11 +163,15 @@ class BrowserHost:
             raise BrowserClosed(f"could not create a browser context: {first_line(exc)}") from exc
 
     async def new_session(self, options: SessionOptions | None = None) -> BrowserSession:
-        """A fresh context with one blank tab, behind its network policy's proxy."""
+        """A fresh context with one blank tab, behind its network policy's proxy (a replay's
+        proxy answers every connection itself)."""
         options = options or SessionOptions()
-        netguard = await NetGuard(options.network).start() if options.network.enabled else None
+        replayer = self._replayer(options.archive) if options.archive else None
+        netguard = await self._netguard(options.network, replayer)
         try:
-            context = await self.new_context(options, netguard.proxy if netguard else None)
+            context = await self.new_context(
+                options, netguard.proxy if netguard else None, _proxied(replayer)
+            )
         except BaseException:
             if netguard is not None:
                 await netguard.aclose()
@@ -168,11 +181,9 @@ class BrowserHost:
             # The init script first: a page that Playwright sets up while a context-level
             # script is being added can miss it (CI once saw a document without hooks).
             await session._add_init_script(HOOKS_JS)
-            if options.archive:  # after the hooks: their document tokens stay truly random
-                from webdojo.cache.replayer import Replayer  # only sessions that replay pay
-
-                session.replayer = Replayer(self._archive(options.archive))
-                await session.replayer.attach(context)
+            if replayer is not None:  # after the hooks: their document tokens stay truly random
+                session.replayer = replayer
+                await replayer.attach(context)
             if options.record:
                 from webdojo.cache.recorder import recording_sink  # (WARC, SQLite, YAML)
 
@@ -186,6 +197,41 @@ class BrowserHost:
             raise
         self._sessions.add(session)
         return session
+
+    @contextlib.asynccontextmanager
+    async def replay_context(
+        self, replayer: Replayer, options: SessionOptions | None = None
+    ) -> AsyncIterator[BrowserContext]:
+        """A bare context (``new_context``) served by ``replayer``, closed on exit with its
+        proxy: what the replay tools and benchmarks drive."""
+        netguard = await self._netguard(NetworkPolicy(enabled=False), replayer)
+        try:
+            context = await self.new_context(
+                options, netguard.proxy if netguard else None, _proxied(replayer)
+            )
+            try:
+                await replayer.attach(context)
+                yield context
+            finally:
+                with contextlib.suppress(PlaywrightError):
+                    await context.close()
+        finally:
+            if netguard is not None:
+                await netguard.aclose()
+
+    def _replayer(self, archive: str) -> Replayer:
+        from webdojo.cache.replayer import Replayer  # only sessions that replay pay
+
+        return Replayer(self._archive(archive))
+
+    @staticmethod
+    async def _netguard(policy: NetworkPolicy, replayer: Replayer | None) -> NetGuard | None:
+        """The proxy of a context: the policy's, with a replay answering every connection."""
+        if replayer is not None and replayer.proxied:
+            from webdojo.browser.replay_gate import ReplayGate
+
+            return await ReplayGate(policy, replayer).start()
+        return await NetGuard(policy).start() if policy.enabled else None
 
     def _archive(self, path: str) -> Archive:
         from webdojo.cache.archive import Archive
@@ -302,3 +348,7 @@ def _profile_dir(pid: int | None) -> Path | None:
 
 def _exists(path: Path | None) -> bool:
     return path is not None and path.exists()
+
+
+def _proxied(replayer: Replayer | None) -> bool:
+    return replayer is not None and replayer.proxied

@@ -94,6 +94,9 @@ async def system_resolver(host: str, port: int) -> list[str]:
 class NetGuard:
     """``await NetGuard(policy).start()``; hand ``proxy`` to ``browser.new_context``."""
 
+    # how Chromium reports a connection this proxy refused (``ReplayGate`` has its own)
+    refused_errors: tuple[str, ...] = (PROXY_REFUSED,)
+
     def __init__(self, policy: NetworkPolicy, resolver: Resolver = system_resolver) -> None:
         self.policy = policy
         self._resolver = resolver
@@ -124,6 +127,10 @@ class NetGuard:
         block = url_block(self.policy, url)
         if block is not None:
             raise self._record(block.host, block.port, block.verdict).error()
+
+    def refused(self, error: str) -> bool:
+        """Whether a failed load's error is this proxy refusing the connection."""
+        return any(code in error for code in self.refused_errors)
 
     def mark(self) -> int:
         return self._seq

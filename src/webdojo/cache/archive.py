@@ -43,7 +43,7 @@ META, WARC, INDEX, RULES, LAST_REPLAY = (
     "rules.yaml",
     "last_replay.json",
 )
-_BODY_CACHE = 256  # response bodies kept in memory while replaying
+_BODY_CACHE = 256  # response bodies (and responses) kept in memory while replaying
 
 
 @dataclass
@@ -132,6 +132,7 @@ class Archive:
         self.rules = rules
         self._stream: BinaryIO = open(path / WARC, "rb")  # noqa: SIM115 - closed in close()
         self._bodies: OrderedDict[int, bytes] = OrderedDict()
+        self._responses: OrderedDict[int, CapturedResponse] = OrderedDict()
 
     @classmethod
     def open(cls, path: Path, rule_files: tuple[Path, ...] = ()) -> Archive:
@@ -152,8 +153,17 @@ class Archive:
         return request_of(record, body)
 
     def response(self, entry: Entry) -> CapturedResponse:
+        """The recorded response (kept: a replay serves the same few again and again)."""
+        cached = self._responses.get(entry.resp_offset)
+        if cached is not None:
+            self._responses.move_to_end(entry.resp_offset)
+            return cached
         record, _ = read_record(self._stream, entry.resp_offset)
-        return response_of(record, self._body(entry))
+        response = response_of(record, self._body(entry))
+        self._responses[entry.resp_offset] = response
+        if len(self._responses) > _BODY_CACHE:
+            self._responses.popitem(last=False)
+        return response
 
     def _body(self, entry: Entry) -> bytes:
         cached = self._bodies.get(entry.body_offset)

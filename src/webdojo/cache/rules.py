@@ -25,7 +25,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -49,6 +49,7 @@ _EPOCH = r"1[0-9]{9}(\.[0-9]{1,6})?|1[0-9]{12}"  # seconds or milliseconds, 2001
 _UUID = r"(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 _HEX = r"[0-9a-fA-F]{16,}"
 _BASE64 = r"(?=.*[0-9])(?=.*[a-z])(?=.*[A-Z])[A-Za-z0-9+/_-]{20,}={0,2}"
+_COVERING_CACHE = 4096  # endpoints whose covering rules a RuleSet keeps
 
 
 class Rule(BaseModel):
@@ -64,16 +65,22 @@ class Rule(BaseModel):
     evidence: tuple[str, ...] = ()  # what a learned rule was learned from
 
     def applies_to(self, endpoint: Endpoint, field: Field) -> bool:
+        return self.covers(endpoint) and self.masks(field)
+
+    def covers(self, endpoint: Endpoint) -> bool:
+        """Whether the rule's host and path take in ``endpoint``."""
+        return _host_matches(self.host, endpoint.host) and endpoint.path.startswith(self.path)
+
+    def masks(self, field: Field) -> bool:
+        """Whether the rule masks ``field`` of an endpoint it covers."""
         if self.where != "any" and self.where != field.where:
             return False
         if not fnmatch.fnmatchcase(field.name, self.name):
             return False
-        if self.value is not None and (
+        return self.value is None or not (
             (field.where in _PARAMS and _ID_LIKE.match(field.name))
             or not re.fullmatch(self.value, field.value.strip('"'))
-        ):
-            return False
-        return _host_matches(self.host, endpoint.host) and endpoint.path.startswith(self.path)
+        )
 
     def key(self) -> tuple[str, str, str, str, str]:
         return (self.host, self.path, self.where, self.name, self.value or "")
@@ -105,16 +112,30 @@ class RuleSet:
     adds the learned ones at level 2."""
 
     rules: tuple[Rule, ...] = DEFAULT_RULES
+    # the rules that cover each (host, path, level) asked about: a replay asks for the same
+    # few endpoints again and again, and most rules are another site's
+    _covering: dict[tuple[str, str, int], tuple[Rule, ...]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def at_level(self, level: int) -> tuple[Rule, ...]:
         return tuple(r for r in self.rules if level >= 2 or r.source != "learned")
 
     def mask(self, endpoint: Endpoint, fields: Iterable[Field], level: int) -> tuple[Field, ...]:
-        rules = self.at_level(level)
+        rules = self._covering_rules(endpoint, level)
         return tuple(
-            Field(f.where, f.name, MASK) if any(r.applies_to(endpoint, f) for r in rules) else f
-            for f in fields
+            Field(f.where, f.name, MASK) if any(r.masks(f) for r in rules) else f for f in fields
         )
+
+    def _covering_rules(self, endpoint: Endpoint, level: int) -> tuple[Rule, ...]:
+        key = (endpoint.host, endpoint.path, level)
+        rules = self._covering.get(key)
+        if rules is None:
+            if len(self._covering) >= _COVERING_CACHE:
+                self._covering.clear()  # ever new paths must not grow it forever
+            rules = tuple(r for r in self.at_level(level) if r.covers(endpoint))
+            self._covering[key] = rules
+        return rules
 
     def rule_for(self, endpoint: Endpoint, field: Field, level: int = 2) -> Rule | None:
         return next((r for r in self.at_level(level) if r.applies_to(endpoint, field)), None)

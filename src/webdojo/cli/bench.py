@@ -226,8 +226,12 @@ def bench_cache(
         int | None,
         typer.Option(help="exchanges in the synthetic archive of lookups [default: 100000]"),
     ] = None,
+    loads: Annotated[
+        int | None,
+        typer.Option(help="page loads timed each way: live, replayed, routed [default: 10]"),
+    ] = None,
     quick: Annotated[
-        bool, typer.Option(help="small numbers (3 replays, 2,000 entries) unless given")
+        bool, typer.Option(help="small numbers (3 replays, 2,000 entries, 3 loads) unless given")
     ] = False,
     work: Annotated[
         Path | None, typer.Option(help="keep the archives here (default: a temporary directory)")
@@ -237,17 +241,19 @@ def bench_cache(
     """Record and replay the volatile site: hit rates by level, false matches on trap
     parameters, volatile-field precision and recall, identical screenshots with the aids on
     and off, a canary for outbound requests, index lookup times at 100k entries, and page
-    load time live vs replayed."""
+    load time live, replayed and replayed through Playwright's route, taking turns."""
     from dataclasses import replace
 
     from webdojo.bench.cache_bench import CacheBenchConfig, run_cache_bench
     from webdojo.bench.cache_bench_report import cache_bench_tables
 
     config = CacheBenchConfig.quick() if quick else CacheBenchConfig()
-    given = {"replays": replays, "entries": entries}
+    given = {"replays": replays, "entries": entries, "loads": loads}
     config = replace(config, **{k: v for k, v in given.items() if v is not None})
-    if config.replays < 1 or config.entries < 10:
-        raise _fail(ConfigError("--replays must be at least 1 and --entries at least 10"))
+    if config.replays < 1 or config.entries < 10 or config.loads < 1:
+        raise _fail(
+            ConfigError("--replays and --loads must be at least 1, and --entries at least 10")
+        )
     try:
         result = asyncio.run(
             run_cache_bench(config, work, log=lambda m: console.print(f"[dim]{escape(m)}[/dim]"))

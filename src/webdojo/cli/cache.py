@@ -10,6 +10,7 @@ import asyncio
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -19,6 +20,14 @@ from rich.markup import escape
 from rich.table import Table
 
 from webdojo.errors import CacheMiss, WebdojoError
+
+
+class Via(StrEnum):
+    """``webdojo cache replay --via``: ``ReplayOptions.via``."""
+
+    PROXY = "proxy"
+    ROUTE = "route"
+
 
 cache_app = typer.Typer(no_args_is_help=True, help="Record websites and replay them offline.")
 console = Console(soft_wrap=True)
@@ -145,6 +154,13 @@ def replay_command(
     deterministic: Annotated[
         bool, typer.Option(help="seeded clock and randomness, no animations")
     ] = True,
+    via: Annotated[
+        Via,
+        typer.Option(
+            help="how requests reach the archive: webdojo as the page's HTTP proxy, or "
+            "Playwright's route (slower; for comparison)",
+        ),
+    ] = Via.PROXY,
     rules: RulesOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -153,7 +169,11 @@ def replay_command(
     from webdojo.cache.replayer import ReplayOptions
     from webdojo.record_replay import DriveConfig, replay_url
 
-    options = ReplayOptions(on_miss="strict" if strict else "404", deterministic=deterministic)
+    options = ReplayOptions(
+        on_miss="strict" if strict else "404",
+        deterministic=deterministic,
+        via="route" if via is Via.ROUTE else "proxy",
+    )
     with _exits():
         config = DriveConfig(resolve=tuple(resolve or ()))
         report = asyncio.run(replay_url(archive, url, repeat, config, options, tuple(rules or ())))
