@@ -70,6 +70,9 @@ def make_server(app: Any, log_level: str = "warning", **config: Any) -> uvicorn.
         "access_log": False,
         "timeout_graceful_shutdown": 5,
         "timeout_keep_alive": 75,  # clients keep connections between steps; do not churn them
+        # WebSocket messages (OpenEnv's /ws) carry JPEGs, which do not compress: deflating a
+        # step's observation cost 4.5 ms of the server's CPU, 7% of the step
+        "ws_per_message_deflate": False,
     }
     return uvicorn.Server(uvicorn.Config(app, **(options | config)))
 
