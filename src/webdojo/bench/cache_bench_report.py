@@ -208,7 +208,8 @@ def _speed_rows(data: dict[str, Any]) -> list[Row]:
         f"{data['load_ms_live']:.0f} / {data['load_ms_replay']:.0f} / {data['load_ms_route']:.0f}"
         f" ms (x{data['replay_over_live'] or 0:.2f}, route x{data['route_over_live'] or 0:.2f})"
     )
-    fast = (data["replay_over_live"] or 9) <= TARGET_REPLAY_OVER_LIVE
+    ratio = data["replay_over_live"]
+    fast = ratio is not None and ratio <= TARGET_REPLAY_OVER_LIVE
     return [*rows, ("page load live / replay / route", _mark(fast, load), "replay <= x1.00")]
 
 
