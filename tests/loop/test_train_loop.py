@@ -17,6 +17,7 @@ from playwright.async_api import async_playwright
 
 from e2e.cli_process import last_json, webdojo
 from webdojo.browser.chromium import find_chromium
+from webdojo.loop.config import LoopConfig
 from webdojo.store.run_reader import read_run
 from webdojo.store.verdicts import judges_of
 from webdojo.training.samples import read_samples
@@ -131,3 +132,16 @@ def test_a_used_directory_is_refused_and_a_resume_must_match(tmp_path: Path) -> 
     (used / "loop-config.json").write_text(json.dumps({"model": "tiny", "lr": 0.1}))
     proc = webdojo("train", "loop", "--out", used, "--resume")
     assert proc.returncode == 2 and "other settings" in proc.stderr
+
+
+def test_each_built_in_model_has_its_own_recipe_and_a_flag_wins(tmp_path: Path) -> None:
+    """--model small defaults to the recipe measured for it (docs/learning.md, runs E and
+    E'); the others keep the tiny model's; a setting given on the command line is kept."""
+    small = LoopConfig.for_model(out=tmp_path, model="small", rounds=None, lr=None)
+    assert (small.rounds, small.train_steps, small.batch_size) == (0, 2400, 8)
+    assert (small.lr, small.prompt_loss_weight) == (1e-3, 1.0)
+    tiny = LoopConfig.for_model(out=tmp_path)
+    assert (tiny.rounds, tiny.train_steps, tiny.lr, tiny.prompt_loss_weight) == (2, 120, 3e-3, 0.3)
+    assert LoopConfig.for_model(out=tmp_path, model="tiny") == LoopConfig(out=tmp_path)
+    given = LoopConfig.for_model(out=tmp_path, model="small", train_steps=300, rounds=1)
+    assert (given.train_steps, given.rounds, given.lr) == (300, 1, 1e-3)

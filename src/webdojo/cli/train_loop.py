@@ -33,8 +33,22 @@ TrainEval = Annotated[int, typer.Option(min=1, help="training instances scored a
 TrainTasks = Annotated[int, typer.Option(min=1, help="without --heldout: tasks trained on")]
 HeldOut = Annotated[int, typer.Option(min=0, help="without --heldout: tasks only evaluated")]
 PromptLoss = Annotated[
-    float, typer.Option(min=0.0, help="sft updates: add this times the prompts' mean token loss")
+    float | None,
+    typer.Option(
+        min=0.0,
+        help="sft updates: add this times the prompts' mean token loss [default: the model's]",
+    ),
 ]
+Rounds = Annotated[
+    int | None,
+    typer.Option(min=0, help="on-policy rounds after round 0 (BC) [default: the model's]"),
+]
+TrainSteps = Annotated[
+    int | None, typer.Option(min=1, help="updates per round [default: the model's]")
+]
+BatchSize = Annotated[int | None, typer.Option(min=1, help="[default: the model's]")]
+Lr = Annotated[float | None, typer.Option(help="learning rate [default: the model's]")]
+
 RandomBaseline = Annotated[
     bool, typer.Option(help="score the random policy on the held-out instances too")
 ]
@@ -47,7 +61,7 @@ def loop_command(
     tasks: Annotated[str, typer.Option(help="training tasks or instances")] = "builtin",
     heldout: Spec = None,
     heldout_ood: OodSpec = None,
-    rounds: Annotated[int, typer.Option(min=0, help="on-policy rounds after round 0 (BC)")] = 2,
+    rounds: Rounds = None,
     rule: Annotated[str, typer.Option(help=f"on-policy selection: {', '.join(RULES)}")] = "rft",
     group_size: Annotated[int, typer.Option(min=1, help="rollouts per instance per round")] = 4,
     rollout_tasks: RolloutTasks = 32,
@@ -55,10 +69,10 @@ def loop_command(
     train_tasks: TrainTasks = 12,
     held_out: HeldOut = 6,
     max_steps: Annotated[int, typer.Option(min=2, help="step cap per episode")] = 6,
-    train_steps: Annotated[int, typer.Option(min=1, help="updates per round")] = 120,
-    batch_size: Annotated[int, typer.Option(min=1)] = 4,
-    lr: Annotated[float, typer.Option(help="learning rate")] = 3e-3,
-    prompt_loss_weight: PromptLoss = 0.3,
+    train_steps: TrainSteps = None,
+    batch_size: BatchSize = None,
+    lr: Lr = None,
+    prompt_loss_weight: PromptLoss = None,
     power: Annotated[float, typer.Option(help="bc: recency bias power")] = 1.0,
     last_k: Annotated[int, typer.Option(min=1, help="bc: rounds in the buffer")] = 4,
     serve: Annotated[str, typer.Option(help="auto | vllm | transformers (in-process)")] = "auto",
@@ -69,11 +83,15 @@ def loop_command(
 ) -> None:
     """A learning run: the teacher's demonstrations (round 0, behaviour cloning), then on-policy
     rounds (roll out, judge, select, update); every round scored on held-out instances with
-    95% intervals, against the random policy on the same instances."""
+    95% intervals, against the random policy on the same instances.
+
+    Rounds, updates, batch size, learning rate and prompt loss default to the model's recipe:
+    --model small: 0 rounds, 2,400 updates of 8, lr 1e-3, prompt loss 1.0; the others: 2
+    rounds, 120 updates of 4, lr 3e-3, prompt loss 0.3 (docs/learning.md)."""
     options: dict[str, Any] = dict(locals())
     as_json = options.pop("as_json")
     bc = BcSettings(power=options.pop("power"), last_k=options.pop("last_k"), seed=seed)
-    config = LoopConfig(**options, bc=bc)
+    config = LoopConfig.for_model(**options, bc=bc)
     try:
         config.check()  # before torch's import: a wrong flag or split answers at once
         splits = load_splits(config)
