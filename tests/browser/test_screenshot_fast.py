@@ -1,17 +1,27 @@
 """The CDP screenshot path (browser/screenshot.py) gives Playwright's bytes: carets hidden,
 animations finished (jQuery's too), infinite ones paused for the capture and playing again after it; pages
-with child frames or broken scripts fall back to Playwright's screenshot."""
+with child frames or broken scripts fall back to Playwright's screenshot. After an in-page
+action, the post-action check readies the page instead of a separate evaluate."""
 
 from __future__ import annotations
 
 import asyncio
 import io
+from typing import Any
 
 import pytest
 from PIL import Image
+from playwright.async_api import CDPSession
 
+from webdojo.actions import Click
 from webdojo.browser import BrowserHost, BrowserSession, SessionOptions
-from webdojo.browser.screenshot import playwright_kwargs, viewport_screenshot
+from webdojo.browser.screenshot import (
+    _PREPARE,
+    CHECK_AND_PREPARE,
+    playwright_kwargs,
+    viewport_screenshot,
+)
+from webdojo.browser.tabs import TabState
 from webdojo.errors import MissingDependency, PageCrashed
 from webdojo.observation import ImageFormat, ObservationOptions
 from webdojo.tasks.miniwob_pages import html_dir
@@ -140,3 +150,92 @@ async def test_a_renderer_that_dies_during_the_capture_fails_it_at_once(
             await observing
         assert tab.crashed
         crash.cancel()
+
+
+# --- the check that readies the page (settle.py, screenshot.CHECK_AND_PREPARE) -----------
+
+
+def _spy_prepares(tab: TabState, cdp: CDPSession) -> list[str]:
+    """Record each evaluate the screenshot path sends to readies the page itself."""
+    sent: list[str] = []
+    send = cdp.send
+
+    async def spy(method: str, params: dict[str, Any] | None = None) -> Any:
+        if method == "Runtime.evaluate" and params and params["expression"] == _PREPARE:
+            sent.append(tab.page.url)
+        return await send(method, params)
+
+    cdp.send = spy  # type: ignore[method-assign]
+    return sent
+
+
+async def test_a_step_readies_the_page_in_its_post_action_check(
+    session: BrowserSession, base_url: str
+) -> None:
+    """An in-page click: the check that follows it also finishes the transition the click
+    started and pauses the infinite animation, so the capture sends no evaluate of its own;
+    the bytes are still Playwright's, and the animation plays again after the capture."""
+    await session.goto(base_url + "animate.html")
+    await session.observe(PNG)  # as a reset does: the hooks' record of the document, read
+    tab = session._tabs.current
+    prepares = _spy_prepares(tab, await tab.cdp())
+    obs = await session.step(Click(x=70, y=30), PNG)
+    assert obs.last_error is None and obs.screenshot is not None
+    assert prepares == []
+    assert Image.open(io.BytesIO(obs.screenshot)).convert("RGB").getpixel((550, 130)) == (0, 0, 200)
+    assert (
+        await tab.page.evaluate("document.querySelector('.spin').getAnimations()[0].playState")
+        == "running"
+    )
+    theirs = await tab.page.screenshot(**playwright_kwargs(PNG, 10))
+    assert obs.screenshot == theirs
+    assert tab.prepared is None  # readied for that capture only
+
+
+async def test_a_step_that_loads_a_page_readies_the_new_one_at_capture(
+    session: BrowserSession, base_url: str
+) -> None:
+    await session.goto(base_url + "animate.html")
+    await session.observe(PNG)
+    tab = session._tabs.current
+    prepares = _spy_prepares(tab, await tab.cdp())
+    obs = await session.step(Click(x=215, y=28), PNG)  # the link: the page opens again, grown
+    assert obs.last_error is None and obs.screenshot is not None
+    assert obs.url.endswith("?grown")
+    assert prepares == [obs.url]  # the check saw a navigation start: the capture readied it
+    assert Image.open(io.BytesIO(obs.screenshot)).convert("RGB").getpixel((550, 130)) == (0, 0, 200)
+
+
+async def test_the_check_leaves_a_page_whose_fonts_load_as_it_is(
+    session: BrowserSession, base_url: str
+) -> None:
+    """A font still loading: the check readies nothing (the capture waits for the fonts, as
+    Playwright's screenshot does), and a running transition keeps running."""
+    await session.goto(base_url + "animate.html")
+    tab = session._tabs.current
+    await session.observe(ObservationOptions(screenshot=False))  # the hooks' record, read
+    await tab.page.evaluate(
+        "grow(); const f = new FontFace('late', 'url(/slow)'); document.fonts.add(f); f.load(); 0"
+    )
+    found = await tab.page.evaluate(CHECK_AND_PREPARE, {"op": "check", "seen": tab.seen()})
+    assert found["shot"] is None
+    assert await tab.page.evaluate("g.getAnimations()[0].playState") == "running"
+    # the same check with the fonts loaded readies the page: the transition is at its end
+    await tab.page.evaluate("document.fonts.clear()")
+    found = await tab.page.evaluate(CHECK_AND_PREPARE, {"op": "check", "seen": tab.seen()})
+    assert found["shot"] == 1  # the infinite animation, paused for a capture
+    assert await tab.page.evaluate("g.getAnimations().length") == 0
+
+
+async def test_a_page_that_breaks_the_readying_still_steps(
+    session: BrowserSession, base_url: str
+) -> None:
+    """Its own getAnimations throws: the check still answers (the action is not failed for
+    it) and the capture falls back to Playwright's screenshot."""
+    await session.goto(base_url + "animate.html")
+    await session.observe(PNG)
+    tab = session._tabs.current
+    await tab.page.evaluate("document.getAnimations = () => { throw 1 }; 0")
+    obs = await session.step(Click(x=70, y=30), PNG)
+    assert obs.last_error is None and obs.screenshot is not None
+    assert obs.screenshot == await tab.page.screenshot(**playwright_kwargs(PNG, 10))

@@ -66,10 +66,17 @@ class Executor:
         self._targets = Targets(tabs, guard, options)
         self._settler = Settler(tabs, guard, options)
         self._net = net  # the network policy's proxy: its blocks explain failed loads
+        self._shot = False  # during run: a screenshot follows the action
 
-    async def run(self, action: Action, ctx: ActionContext) -> None:
+    async def run(self, action: Action, ctx: ActionContext, *, shot: bool = False) -> None:
+        """Perform ``action``. ``shot``: the observation that follows takes a screenshot, so
+        the post-action check may ready the page for it (settle.py)."""
         handler: Callable[[Any, ActionContext], Awaitable[None]] = getattr(self, f"_{action.type}")
-        await handler(action, ctx)
+        self._shot = shot
+        try:
+            await handler(action, ctx)
+        finally:
+            self._shot = False
 
     # --- page loads -----------------------------------------------------------------------
 
@@ -118,7 +125,7 @@ class Executor:
             # returned; the press took effect. Crashes and a dead browser raise other errors.
             if not (press and tab.page.is_closed()):
                 raise
-        missed = await self._settler.settle(tab, mark, opened, what, requests)
+        missed = await self._settler.settle(tab, mark, opened, what, requests, self._shot)
         if self._net is not None and self._tabs.has_current():
             blocked = await self._net.failed_load(self._tabs.current.page, net_mark, what)
             if blocked is not None:

@@ -207,18 +207,19 @@ class BrowserSession:
             raise down from exc
         check_status(url, response)
 
-    async def execute(self, action: Action) -> None:
+    async def execute(self, action: Action, *, shot: bool = False) -> None:
         """Validate and perform one action. ``stop`` does nothing (the env layer ends the
-        episode). Raises webdojo errors only."""
+        episode). ``shot``: a screenshot is taken right after (``step``). Raises webdojo
+        errors only."""
         seconds = action_deadline(action, self.options)
         late = NavigationTimeout if isinstance(action, Goto | GoBack | GoForward) else ActionTimeout
-        await self._bounded(action.describe(), seconds, self._execute(action), late)
+        await self._bounded(action.describe(), seconds, self._execute(action, shot), late)
 
-    async def _execute(self, action: Action) -> None:
+    async def _execute(self, action: Action, shot: bool) -> None:
         await self._prepare()
         ctx = self.action_context()
         check_action(action, ctx)
-        await self._executor.run(action, ctx)
+        await self._executor.run(action, ctx, shot=shot)
 
     async def observe(self, options: ObservationOptions) -> Observation:
         return await self._observe_within(self.observe_deadline(), options, None, {})
@@ -235,7 +236,7 @@ class BrowserSession:
         deadline = step_deadline(action, self.options, self._tabs.pending_popups())
         error: WebdojoError | None = None
         try:
-            await self.execute(action)
+            await self.execute(action, shot=options.screenshot)
         except (AgentError, EnvError) as exc:
             error = exc
         spent = time.perf_counter() - start
@@ -248,6 +249,8 @@ class BrowserSession:
             return await self._observe_within(seconds, options, error, timings, tell)
         except EnvError as exc:
             return self._bare_observation(error or exc, timings)
+        finally:
+            self._tabs.drop_prepared()  # readied for this step's screenshot only
 
     async def _observe_within(
         self,

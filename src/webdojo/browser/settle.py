@@ -5,6 +5,10 @@ navigation, a submission or a popup, and one evaluate (act.js ``check``) reads t
 Only then is a load waited for, counted by the tab's load events from before the action. The
 read runs under the navigation deadline while a navigation may hold it, and under the action
 deadline otherwise, so a busy page and a hung navigation give different errors.
+
+When the observation that follows takes a screenshot, the same evaluate readies the page for
+it if nothing was started (screenshot.py ``CHECK_AND_PREPARE``): one driver round trip less
+per in-page step.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from playwright.async_api import Error as PlaywrightError
 from webdojo.browser.dom import ACT_JS
 from webdojo.browser.guard import Guard, is_navigation_race
 from webdojo.browser.options import SessionOptions
+from webdojo.browser.screenshot import CHECK_AND_PREPARE
 from webdojo.browser.tabs import TabSet, TabState
 from webdojo.errors import ActionTimeout, NavigationTimeout, PageCrashed
 
@@ -38,17 +43,27 @@ class Settler:
             raise PageCrashed(f"the page crashed during {what}")
 
     async def settle(
-        self, tab: TabState, mark: tuple[int, int], opened: int, what: str, requests: int
+        self,
+        tab: TabState,
+        mark: tuple[int, int],
+        opened: int,
+        what: str,
+        requests: int,
+        shot: bool = False,
     ) -> str | None:
         """Wait for what the action started: a page load, a popup. Returns what a guarded
         press would have reached instead of its target (None: nothing was held back).
-        ``requests``: the tab's navigation requests before the action."""
-        found, navigated = await self._check(tab, what, "check", requests)
+        ``requests``: the tab's navigation requests before the action; ``shot``: a screenshot
+        follows (the check readies the page for it when it can)."""
+        seen = tab.seen() if shot and len(tab.page.frames) == 1 else None
+        found, navigated = await self._check(tab, what, "check", requests, seen)
         missed = found.get("missed") if found else None
         popup = submitted = False
         if found:
             navigated, popup, submitted = tab.note(found)
             tab.title_hint = found["title"]
+            if found.get("shot") is not None and not (navigated or popup or submitted):
+                tab.prepared = (tab.commits, int(found["shot"]))
         if submitted and not navigated:  # its navigation starts a task later
             found, navigated = await self._check(tab, what, "check_later", requests)
             if found:
@@ -63,7 +78,12 @@ class Settler:
         return missed
 
     async def _check(
-        self, tab: TabState, what: str, op: str, requests: int
+        self,
+        tab: TabState,
+        what: str,
+        op: str,
+        requests: int,
+        seen: dict[str, Any] | None = None,
     ) -> tuple[dict[str, Any] | None, bool]:
         """Read hooks.js's record of what the action started: (record, navigated).
 
@@ -74,7 +94,7 @@ class Settler:
         seconds = self._opts.navigation_timeout_s
         try:
             async with self._guard(f"{what} (loading)", seconds, NavigationTimeout):
-                return await self._read_unless_busy(tab, op, requests, what)
+                return await self._read_unless_busy(tab, op, requests, what, seen)
         except NavigationTimeout as exc:
             await tab.stop_loading()
             try:
@@ -90,12 +110,12 @@ class Settler:
             raise ActionTimeout(message, seconds=seconds) from exc
 
     async def _read_unless_busy(
-        self, tab: TabState, op: str, requests: int, what: str
+        self, tab: TabState, op: str, requests: int, what: str, seen: dict[str, Any] | None
     ) -> tuple[dict[str, Any] | None, bool]:
         """The check, waited for up to the navigation deadline only while a navigation may
         hold it: without a navigation request since the action, a page that does not answer
         within the action deadline is busy (ActionTimeout, and hung.py cuts it off)."""
-        read = asyncio.ensure_future(self._read_check(tab, op))
+        read = asyncio.ensure_future(self._read_check(tab, op, seen))
         try:
             await asyncio.wait({read}, timeout=self._opts.action_timeout_s)
             if not read.done() and tab.requests == requests:
@@ -104,9 +124,16 @@ class Settler:
         finally:
             read.cancel()
 
-    async def _read_check(self, tab: TabState, op: str) -> tuple[dict[str, Any] | None, bool]:
+    async def _read_check(
+        self, tab: TabState, op: str, seen: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any] | None, bool]:
+        """act.js ``op``; with ``seen``, the check that also readies the page for a screenshot
+        (CHECK_AND_PREPARE). Returns (record, raced)."""
+        source, args = (
+            (ACT_JS, {"op": op}) if seen is None else (CHECK_AND_PREPARE, {"op": op, "seen": seen})
+        )
         try:
-            return await tab.page.evaluate(ACT_JS, {"op": op}), False
+            return await tab.page.evaluate(source, args), False
         except PlaywrightError as exc:
             if is_navigation_race(exc):
                 return None, True  # the document went away under the evaluate

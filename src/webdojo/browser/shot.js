@@ -2,6 +2,8 @@
 // page.screenshot({animations: "disabled"}) does, in one evaluate instead of three per frame,
 // and finishes jQuery's animations too.
 // Evaluated as an expression: (op) => result. Used only in a page without child frames.
+// "prepare" waits for the fonts; "prepare_now" (folded into the post-action check, settle.py)
+// readies the page only when they have loaded, and returns null, touching nothing, otherwise.
 (op) => {
   const KEY = Symbol.for("webdojo.shot");
   const st = window[KEY] || (window[KEY] = { resume: [], caret: null });
@@ -10,6 +12,7 @@
     for (const a of st.resume.splice(0)) { try { a.play(); } catch (e) {} }
     return 0;
   }
+  if (op === "prepare_now" && document.fonts.status !== "loaded") return null;
   // A caret blinks, so hide it. Only the focused element shows one: adopt a constructed sheet
   // (no element in the DOM) in the document and in each shadow root down to that element.
   if (!st.caret) {
@@ -41,5 +44,6 @@
   if (jq && jq.timers && jq.timers.length && jq.fn && jq.fn.finish) {
     try { jq(jq.timers.map((t) => t.elem)).finish(); } catch (e) {}
   }
+  if (op === "prepare_now") return st.resume.length;
   return document.fonts.ready.then(() => st.resume.length);
 }

@@ -53,6 +53,9 @@ class TabState:
         # Title read by the post-action check when the document stayed the same; the next
         # capture uses it instead of reading it again (one evaluate less per in-page step).
         self.title_hint: str | None = None
+        # (commits, infinite animations paused): the page was readied for a screenshot by the
+        # post-action check, in the document of that commit count (screenshot.py)
+        self.prepared: tuple[int, int] | None = None
         self.page_done = False  # the page's done global, as last read (Observation.page_done)
         self.changed = asyncio.Event()  # set on each of the above; waiters clear it
         self.cut = False  # its document hung once and had its script stopped (hung.py)
@@ -71,6 +74,20 @@ class TabState:
         self.doc, self.navs, self.popups, self.submits = found.get("doc"), navs, popups, submits
         self.page_done = found.get("done") is True
         return navigated, popups > before[1], submits > before[2]
+
+    def seen(self) -> dict[str, Any] | None:
+        """The document and hooks.js counters as last read (None: no document known)."""
+        if not self.doc:
+            return None
+        return {"doc": self.doc, "navs": self.navs, "popups": self.popups, "submits": self.submits}
+
+    def take_prepared(self) -> int | None:
+        """How many infinite animations the post-action check paused, if it readied this
+        document for a screenshot (None: it did not, or the document changed since)."""
+        prepared, self.prepared = self.prepared, None
+        if prepared is None or prepared[0] != self.commits:
+            return None
+        return prepared[1]
 
     async def ensure_hooks(self) -> None:
         """Install hooks.js in a document that lacks it. The context's init script runs in
@@ -195,6 +212,12 @@ class TabSet:
         """Windows refused since the last call (the observation tells the agent)."""
         refused, self.refused = self.refused, 0
         return refused
+
+    def drop_prepared(self) -> None:
+        """Forget what post-action checks readied for a screenshot that was not taken. What
+        they paused plays again after the document's next capture (shot.js keeps the list)."""
+        for tab in self.tabs:
+            tab.prepared = None
 
     def find(self, page: Page) -> TabState | None:
         return next((t for t in self.tabs if t.page is page), None)
