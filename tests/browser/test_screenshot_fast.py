@@ -156,7 +156,7 @@ async def test_a_renderer_that_dies_during_the_capture_fails_it_at_once(
 
 
 def _spy_prepares(tab: TabState, cdp: CDPSession) -> list[str]:
-    """Record each evaluate the screenshot path sends to readies the page itself."""
+    """Record each evaluate the screenshot path sends to ready the page itself."""
     sent: list[str] = []
     send = cdp.send
 
