@@ -116,3 +116,28 @@ async def test_miniwob_steps_fit_in_a_few_hundred_tokens_and_the_teacher_solves_
     tokenizer = train_tokenizer(prompts * 20)
     lengths = [len(tokenizer.encode(p)) for p in prompts]
     assert max(lengths) < 400, lengths
+
+
+FORM = """[6] combobox 'Session timeout' value: '60 minutes' options: '15 minutes', '30 minutes', '60 minutes', '2 hours', '4 hours', '8 hours', '12 hours'
+[7] textbox 'Notification email' value: 'ops@tallyworks.example'
+[8] link 'Don't ask: it's fine' url: http://127.0.0.1:1/x
+StaticText 'Don't ask: it's fine'"""
+
+
+def test_ids_follow_the_name_not_the_facts_and_are_never_cut_off() -> None:
+    """A line with a value or options keeps ``role 'name' [id]`` whole: the id comes right
+    after the name (names may hold quotes), and the line is cut after it, not through it."""
+    template = get_template("compact", max_line_chars=40)
+    page = template.page(make_obs(axtree=FORM)).splitlines()
+    assert page == [
+        "combobox 'Session timeout' [6] value: '6",
+        "textbox 'Notification email' [7] value: ",
+        "link 'Don't ask: it's fine' [8] url: htt",
+    ]  # the StaticText repeating the link's name went
+    short = get_template("compact", max_line_chars=10).page(make_obs(axtree=FORM)).splitlines()
+    assert [line.rsplit(" ", 1)[-1] for line in short] == ["[6]", "[7]", "[8]"]
+    reply = template.reply(Select(element=6, option="2 hours"), make_obs(axtree=FORM))
+    assert reply == "<think>combobox 'Session timeout' [6]</think>select [6] [2 hours]"
+    assert template.parse(reply).action == Select(element=6, option="2 hours")
+    assert "<think>" in template.system_prompt()
+    assert "<think>" not in get_template("compact", ground=False).system_prompt()

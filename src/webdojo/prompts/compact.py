@@ -18,7 +18,8 @@ bare commands and ids first.
 
 The tree is pruned: a StaticText line that repeats the name of the element above it (a
 checkbox's label, a link's text) goes, and the tree stops after ``max_tree_lines`` lines, each
-cut at ``max_line_chars``. A MiniWoB++ step (instruction, a handful of elements) is then about
+cut at ``max_line_chars`` but never before its id (a combobox's options can fill a line; a
+reply must still find the id). A MiniWoB++ step (instruction, a handful of elements) is then about
 100-200 tokens of page and 250-400 in all with a byte-level tokenizer of a few thousand merges.
 """
 
@@ -36,14 +37,20 @@ from webdojo.parsing.browseragent import command
 from webdojo.prompts.base import Message, PromptTemplate, step_errors
 from webdojo.tasks.schema import Task
 
-SYSTEM = (
+_TASK = (
     "You control a web page to reach the objective, one command per reply.\n"
     "Commands: click [id], type [id] [text], select [id] [option], press [key], "
     "scroll [down|up], go_back, stop [answer].\n"
-    "Reply with the command only, ids from the page's [id] marks."
 )
-_NAME = re.compile(r"'(.*)'")
-_MARKED = re.compile(r"\[(\d+)\] (\S+(?: '.*')?)(.*)")  # [id] role 'name' properties
+SYSTEM = _TASK + "Reply with the command only, ids from the page's [id] marks."
+SYSTEM_GROUNDED = (
+    _TASK + "Reply with the page's line of the element in <think></think>, then the command."
+)
+# the facts the tree writes after a name (browser/dom.py); names are not escaped, so a name
+# ends at the last quote that such a fact (or the line's end, or the id) follows
+_FACTS = r"(?: (?:value|checked|options|disabled|url): .*)?"
+_NAME = re.compile(rf"'(.*?)'{_FACTS}$")
+_MARKED = re.compile(rf"\[(\d+)\] (\S+(?: '.*?')?)({_FACTS})")  # [id] role 'name' facts
 
 
 @dataclass(frozen=True)
@@ -61,7 +68,7 @@ class CompactTemplate(PromptTemplate):
     ground: bool = True  # element lines as role 'name' [id]; replies name their element first
 
     def system_prompt(self) -> str:
-        return SYSTEM
+        return SYSTEM_GROUNDED if self.ground else SYSTEM
 
     def render(self, action: Action) -> str:
         return self.action_text(action)
@@ -92,7 +99,7 @@ class CompactTemplate(PromptTemplate):
         if recent:
             lines.append("Done: " + "; ".join(self._done(step, error) for step, error in recent))
         return [
-            {"role": "system", "content": SYSTEM},
+            {"role": "system", "content": self.system_prompt()},
             {"role": "user", "content": "\n".join(lines)},
         ]
 
@@ -106,12 +113,17 @@ class CompactTemplate(PromptTemplate):
             if line.startswith("StaticText") and name and name == previous:
                 continue
             previous = name
-            line = _id_last(line) if self.ground else line
-            kept.append(line[: self.max_line_chars])
+            kept.append(self._cut(_id_last(line) if self.ground else line))
             if len(kept) == self.max_tree_lines:
                 kept.append("...")
                 break
         return "\n".join(kept)
+
+    def _cut(self, line: str) -> str:
+        """``line`` cut at ``max_line_chars``, never inside its element's head: a reply must
+        be able to name the id (a combobox's options can fill a line)."""
+        head = _GROUNDED.match(line) if self.ground else None  # ungrounded lines start with it
+        return line[: max(self.max_line_chars, head.end() if head else 0)]
 
     def _done(self, step: Step, error: Any) -> str:
         action = step.decision.action
@@ -127,12 +139,15 @@ def _name(line: str) -> str:
 def element_line(page: str, element: int) -> str | None:
     """The line of a grounded ``page`` that lists ``element``, up to its id (``role 'name'
     [id]``), or None when the page as shown does not list it."""
-    head = re.compile(rf"\S+(?: '.*')? \[{element}\]")
+    head = re.compile(rf"\S+(?: '.*?')? \[{element}\](?={_FACTS}$)")
     for line in page.splitlines():
         match = head.match(line)
         if match:
             return match.group(0)
     return None
+
+
+_GROUNDED = re.compile(rf"\S+(?: '.*?')? \[\d+\](?={_FACTS}$)")  # role 'name' [id]
 
 
 def _id_last(line: str) -> str:
