@@ -26,7 +26,7 @@ from webdojo.errors import (
     OutOfMemory,
     ResumeMismatch,
 )
-from webdojo.training.batches import batch_indices, corpus_texts
+from webdojo.training.batches import GROUP_SPAN, batch_indices, corpus_texts, length_batch
 from webdojo.training.encoding import IGNORE, collate, encode_example
 from webdojo.training.examples import Example
 from webdojo.training.objectives import Mode, batch_loss, prompt_positions, token_logprobs
@@ -184,6 +184,41 @@ def test_the_data_order_is_a_permutation_per_epoch_from_the_seed() -> None:
     assert [sorted(stream[i : i + 5]) for i in (0, 5, 10)] == [list(range(5))] * 3
     assert batch_indices(5, 3, 7, 4) == stream[7:11]
     assert stream != batch_indices(5, seed=4, cursor=0, size=15)
+
+
+def test_length_grouped_batches_hold_similar_lengths_and_every_example_once_an_epoch() -> None:
+    """Grouped by length, an epoch's batches (the short one last) are every example once, each
+    batch from one sorted span, so it pads far less than a random batch; same seed, same order."""
+    n, size = 2 * GROUP_SPAN * 4 + 3, 4  # two spans of 50 batches, the second short
+    lengths = tuple((i * 7919) % 1500 + 20 for i in range(n))  # 20-1,519 tokens, shuffled
+    epoch = [length_batch(lengths, 3, step, size) for step in range(-(-n // size))]
+    assert sorted(i for batch in epoch for i in batch) == list(range(n))
+    assert [len(b) for b in epoch] == [size] * (n // size) + [n % size]
+    assert length_batch(lengths, 3, len(epoch), size) != epoch[0]  # the next epoch: seed + 1
+    assert [length_batch(lengths, 3, s, size) for s in range(len(epoch))] == epoch
+    padded = sum(max(lengths[i] for i in b) * len(b) for b in epoch)
+    plain = batch_indices(n, 3, 0, n)
+    unsorted = sum(max(lengths[i] for i in plain[k : k + size]) * len(plain[k : k + size])
+                   for k in range(0, n, size))  # fmt: skip
+    assert padded < 1.05 * sum(lengths) < 0.7 * unsorted, (padded, sum(lengths), unsorted)
+
+
+def test_a_length_grouped_run_reads_each_example_once_an_epoch_and_resumes_only_grouped(
+    tmp_path: Path,
+) -> None:
+    data = [example(i, reply="click [3]" + " and more" * i, image=False) for i in range(6)]
+    config = TrainConfig(out=tmp_path, steps=4, batch_size=4, group_by_length=True,
+                         progress=False)  # fmt: skip
+    train(config, data)
+    steps = [m["sample_ids"] for m in read_metrics(tmp_path)]
+    assert [len(s) for s in steps] == [4, 2, 4, 2]  # 6 examples: a batch of 4, then of 2
+    assert (
+        sorted(steps[0] + steps[1]) == sorted(steps[2] + steps[3])
+        and len(set(steps[0] + steps[1])) == 6
+    )
+    with pytest.raises(ResumeMismatch):  # another data order: the checkpoint's cursor means
+        train(replace(config, resume=True, steps=5, group_by_length=False), data)
+    assert train(replace(config, resume=True, steps=5), data).steps == 5
 
 
 def test_bad_input_is_refused_before_the_first_step(tmp_path: Path) -> None:

@@ -45,6 +45,9 @@ Lora = Annotated[bool, typer.Option(help="train a LoRA adapter instead of every 
 Resume = Annotated[bool, typer.Option(help="go on from OUT's newest checkpoint")]
 Seed = Annotated[int, typer.Option(help="data order and the tiny models' weights")]
 Template = Annotated[str | None, typer.Option(help="prompt template (default: the run's)")]
+GroupByLength = Annotated[
+    bool, typer.Option(help="batches of similar length: less padding, the same examples per epoch")
+]
 AsJson = Annotated[bool, typer.Option("--json", help="print the result as JSON last")]
 
 
@@ -63,6 +66,7 @@ def sft_command(
     seed: Seed = 0,
     template: Template = None,
     prompt_loss_weight: PromptLoss = 0.0,
+    group_by_length: GroupByLength = False,
     as_json: AsJson = False,
 ) -> None:
     """Supervised fine-tuning: cross-entropy on the selected replies' tokens (and, with
@@ -84,6 +88,7 @@ def rl_command(
     resume: Resume = False,
     seed: Seed = 0,
     template: Template = None,
+    group_by_length: GroupByLength = False,
     as_json: AsJson = False,
 ) -> None:
     """Policy gradient: REINFORCE on rewards (bc selections), Dr. GRPO on advantages (grpo)."""

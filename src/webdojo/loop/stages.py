@@ -133,6 +133,7 @@ def update(
         prompt_loss_weight=0.0 if rl else config.prompt_loss_weight,
         max_tokens=config.context_tokens,
         seed=config.seed + number,
+        group_by_length=True,  # prompts run 300-1,500 tokens: padding was half a step's work
         out=out,
         progress=False,
     )

@@ -38,6 +38,7 @@ from webdojo.training.batches import (
     check_examples,
     corpus_texts,
     fingerprint,
+    length_batch,
     sample_id,
 )
 from webdojo.training.encoding import collate, encode_example
@@ -62,6 +63,7 @@ class TrainConfig:
     grad_clip: float = 1.0  # max gradient norm; 0 turns clipping off
     max_tokens: int = 4096  # longer examples lose prompt tokens from the left (encoding.py)
     seed: int = 0  # data order and the tiny models' weights
+    group_by_length: bool = False  # batches of similar length: less padding (batches.py)
     checkpoint_every: int = 0  # steps between checkpoints; 0: only at the end
     keep_checkpoints: int = 2  # newest checkpoints kept on disk
     lora: bool = False  # train a LoRA adapter (peft) instead of every weight
@@ -122,9 +124,11 @@ def train(
     (``TrainingError``, ``OutOfMemory``) come before the first step where detectable.
     ``on_step`` gets each step's metrics line once it is logged (and checkpointed, if due)."""
     out = Path(config.out)
-    data_id = fingerprint(examples, config.mode, config.batch_size, config.seed)
+    grouped = ("grouped by length",) if config.group_by_length else ()  # older ids unchanged
+    data_id = fingerprint(examples, config.mode, config.batch_size, config.seed, *grouped)
     resumed = _find_resume(config, out, data_id)
-    bundle = _prepare(config, examples, bundle, resumed)
+    bundle, lengths = _prepare(config, examples, bundle, resumed)
+    order = _order(config, lengths)
     device = _device(config)
     if config.lora and not hasattr(bundle.model, "peft_config"):
         checkpoints.save_base(out, bundle)
@@ -149,7 +153,8 @@ def train(
     with _progress_bar(config) as bar, open(out / METRICS, "a", encoding="utf-8") as log:
         task = bar.add_task(config.mode, total=config.steps, completed=start)
         for step in range(start, config.steps):
-            line = _step(config, bundle, optimizer, params, examples, step, pad_id, device)
+            picked = [examples[i] for i in order(step)]
+            line = _step(config, bundle, optimizer, params, picked, step, pad_id, device)
             tokens, samples = tokens + line["tokens"], samples + line["samples"]
             log.write(json.dumps(line) + "\n")
             log.flush()
@@ -167,16 +172,13 @@ def _step(
     bundle: ModelBundle,
     optimizer: torch.optim.Optimizer,
     params: list[torch.nn.Parameter],
-    examples: list[Example],
+    picked: list[Example],
     step: int,
     pad_id: int,
     device: torch.device,
 ) -> dict[str, Any]:
-    """Read step ``step``'s batch (the data cursor is ``step * batch_size``), update; its
-    metrics line."""
+    """Update on step ``step``'s batch ``picked``; its metrics line."""
     t0 = time.perf_counter()
-    at = step * config.batch_size
-    picked = [examples[i] for i in batch_indices(len(examples), config.seed, at, config.batch_size)]
     batch = collate([encode_example(bundle, e, config.max_tokens) for e in picked], pad_id)
     batch = {k: v.to(device) for k, v in batch.items()}
     loss = _update(config, bundle, optimizer, params, batch, picked, device)
@@ -192,13 +194,24 @@ def _step(
     }
 
 
+def _order(config: TrainConfig, lengths: list[int]) -> Callable[[int], list[int]]:
+    """Which examples step ``s`` reads (``batches``): from the data cursor ``s * batch_size``,
+    or batch ``s`` of the length-grouped stream."""
+    size, seed = config.batch_size, config.seed
+    if config.group_by_length:
+        frozen = tuple(lengths)
+        return lambda step: length_batch(frozen, seed, step, size)
+    return lambda step: batch_indices(len(lengths), seed, step * size, size)
+
+
 def _prepare(
     config: TrainConfig,
     examples: list[Example],
     bundle: ModelBundle | None,
     resumed: checkpoints.Resumed | None,
-) -> ModelBundle:
-    """The model to train, after every check that can be made before the first step."""
+) -> tuple[ModelBundle, list[int]]:
+    """The model to train, after every check that can be made before the first step, and
+    each example's length in tokens."""
     if config.prompt_loss_weight and config.mode != "sft":
         raise ConfigError("a prompt loss weight is for sft: rl scores the sampled replies only")
     if config.prompt_loss_weight < 0:
@@ -212,9 +225,8 @@ def _prepare(
         bundle = load_bundle(config.model, corpus=corpus_texts(examples), seed=config.seed)
     check_bundle(bundle)
     check_examples(examples, config.mode, vision=bundle.vision)
-    for example in examples:  # every example encodes and fits, before any step
-        encode_example(bundle, example, config.max_tokens)
-    return bundle
+    # every example encodes and fits, before any step
+    return bundle, [encode_example(bundle, e, config.max_tokens).n_tokens for e in examples]
 
 
 def _update(
