@@ -53,6 +53,11 @@ def test_every_round_is_scored_on_held_out_instances(loop_dir: tuple[Path, dict]
     assert report["instances"] == {"train": 2, "heldout": 2, "train_all": 2}
     lo, hi = report["random_heldout_ci95"]
     assert 0.0 <= lo <= report["random_heldout"] <= hi <= 1.0
+    kinds = {"miniwob.click-test", "miniwob.click-button"}  # each kind scored on its own
+    for by_kind in (report["rounds"][-1]["heldout_by_kind"], report["random_heldout_by_kind"]):
+        assert by_kind.keys() == kinds and all(k["n"] == 1 for k in by_kind.values())
+        assert all(k["success"] in (0.0, 1.0) for k in by_kind.values())
+    assert "train_by_kind" not in report["rounds"][-1]
     assert json.loads((out / "loop.json").read_text()) == report
     assert (out / "loop.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
 
@@ -78,9 +83,12 @@ async def test_the_page_shows_the_curve_and_a_row_per_round(loop_dir: tuple[Path
         await page.goto((out / "loop.html").as_uri())
         loaded = "() => { const i = document.querySelector('img'); return i.complete && i.naturalWidth > 0; }"
         assert await page.evaluate(loaded)
-        rows = await page.locator("tbody tr").all_inner_texts()
+        rounds = await page.locator("table").nth(0).locator("tbody tr").all_inner_texts()
+        kinds = await page.locator("table").nth(1).locator("tbody tr").all_inner_texts()
         await browser.close()
-    assert len(rows) == len(report["rounds"]) and rows[0].startswith("0\tbc")
+    assert len(rounds) == len(report["rounds"]) and rounds[0].startswith("0\tbc")
+    pages = [row.split("\t")[:2] for row in kinds]
+    assert pages == [["miniwob.click-button", "1"], ["miniwob.click-test", "1"]]
 
 
 @pytest.mark.browser
@@ -95,6 +103,7 @@ def test_a_resumed_loop_keeps_its_rounds_and_adds_more(loop_dir: tuple[Path, dic
     assert resumed["rounds"][:2] == report["rounds"]  # nothing measured is lost or redone
     assert [r["round"] for r in resumed["rounds"]] == [0, 1, 2]
     assert resumed["random_heldout"] == report["random_heldout"]
+    assert resumed["random_heldout_by_kind"] == report["random_heldout_by_kind"]
     (kept,) = out.glob("round-2.unfinished-*")  # set aside, not deleted
     assert (kept / "rollout" / "episodes.jsonl").is_file()
 

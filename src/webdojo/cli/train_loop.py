@@ -13,7 +13,7 @@ from rich.table import Table
 
 from webdojo.errors import WebdojoError
 from webdojo.loop.config import RULES, LoopConfig
-from webdojo.loop.report import LoopReport, pct, with_ci
+from webdojo.loop.report import LoopReport, kind_rows, pct, with_ci
 from webdojo.loop.splits import load_splits
 from webdojo.training.selection import BcSettings
 
@@ -102,9 +102,20 @@ def loop_command(
         errors.print(f"[red]error[/red] [{exc.code}] {escape(exc.message)}")
         raise typer.Exit(2) from exc
     console.print(_table(report))
+    if kinds := kind_rows(report.to_json()):
+        console.print(_kinds_table(kinds, report.rounds[-1]["round"]))
     console.print(f"everything is under {out}; loop.json holds this report, loop.html shows it")
     if as_json:
         print(json.dumps(report.to_json()))
+
+
+def _kinds_table(rows: list[tuple[str, int, str, str]], last: int) -> Table:
+    table = Table(title=f"held-out success by kind after round {last} (95% intervals)")
+    for column in ("kind", "instances", "model", "random policy"):
+        table.add_column(column, justify="left" if column == "kind" else "right")
+    for kind, n, model, random in rows:
+        table.add_row(kind, str(n), model, random)
+    return table
 
 
 def _table(report: LoopReport) -> Table:

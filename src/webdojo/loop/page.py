@@ -1,4 +1,5 @@
-"""``DIR/loop.html``: the loop's report as a page: the learning curve and a table of rounds.
+"""``DIR/loop.html``: the loop's report as a page: the learning curve, a table of rounds and
+the last round's held-out success by kind (family, MiniWoB++ page).
 
 A static file (the plot beside it, no script), so it opens from disk and from CI artifacts.
 """
@@ -9,7 +10,7 @@ import html
 from pathlib import Path
 from typing import Any
 
-from webdojo.loop.report import with_ci
+from webdojo.loop.report import kind_rows, with_ci
 
 SETS = (("train", "training"), ("heldout", "held-out"), ("heldout_ood", "held-out, other kinds"))
 STYLE = """body{font-family:system-ui,sans-serif;margin:2rem;color:#111827}
@@ -33,10 +34,25 @@ def write_loop_page(out: Path, report: dict[str, Any], plot: str) -> Path:
         f'<img src="{html.escape(plot)}" alt="success per round and loss per update">',
         "<table><thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>",
         "</thead><tbody>" + "".join(rows) + "</tbody></table>",
+        *_kinds(report),
     ]
     page = "<!doctype html><meta charset=utf-8><title>webdojo train loop</title>"
     out.write_text(f"{page}<style>{STYLE}</style>{''.join(body)}\n", encoding="utf-8")
     return out
+
+
+def _kinds(report: dict[str, Any]) -> list[str]:
+    """The last round's held-out success by kind, beside the random policy's."""
+    rows = kind_rows(report)
+    if not rows:
+        return []
+    cells = ["kind", "instances", "model", "random policy"]
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in cells)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows
+    )
+    title = f"Held-out success by kind after round {report['rounds'][-1]['round']}"
+    return [f"<h2>{title}</h2><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"]
 
 
 def _row(r: dict[str, Any], sets: list[tuple[str, str]]) -> str:

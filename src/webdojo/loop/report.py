@@ -2,11 +2,15 @@
 heavy imports: the command line reads it before torch is loaded.
 
     {"rounds": [{"round": 0, "rule": "bc", "train": 0.9, "train_ci95": [..], "heldout": 0.8,
-                 "heldout_ci95": [lo, hi], "heldout_ood": ..., "parsed": {...}, "kept": 120,
-                 "loss_first": 2.1, "loss_last": 0.3, "rollout_success": null, "seconds": 61.2},
+                 "heldout_ci95": [lo, hi], "heldout_by_kind": {"miniwob.click-test":
+                 {"success": 1.0, "ci95": [lo, hi], "n": 20}, ...}, "heldout_ood": ...,
+                 "parsed": {...}, "kept": 120, "loss_first": 2.1, "loss_last": 0.3,
+                 "rollout_success": null, "seconds": 61.2},
                 ...],
-     "random_heldout": 0.2, "random_heldout_ci95": [lo, hi], "instances": {"train": 200, ...},
-     "best_round": 2, "seconds": 812.4}
+     "random_heldout": 0.2, "random_heldout_ci95": [lo, hi], "random_heldout_by_kind": {...},
+     "instances": {"train": 200, ...}, "best_round": 2, "seconds": 812.4}
+
+A kind is what a task is an instance of (``splits.kind_of``): its family, its MiniWoB++ page.
 
 Round 0 is behaviour cloning of the scripted teacher; rounds 1.. are on-policy (``rule``).
 Every round is scored after its update, greedily, on each evaluated set.
@@ -34,6 +38,7 @@ class LoopReport:
         for name, rate in self.random.items():
             out[f"random_{name}"] = rate["success"]
             out[f"random_{name}_ci95"] = rate["ci95"]
+            out[f"random_{name}_by_kind"] = rate.get("by_kind", {})
         held = [r for r in self.rounds if r.get("heldout") is not None]
         best = max(held, key=lambda r: r["heldout"], default=None)
         return out | {
@@ -54,9 +59,13 @@ class LoopReport:
             return cls()
         data = json.loads(path.read_text(encoding="utf-8"))
         random = {
-            key.removeprefix("random_"): {"success": value, "ci95": data.get(f"{key}_ci95")}
+            key.removeprefix("random_"): {
+                "success": value,
+                "ci95": data.get(f"{key}_ci95"),
+                "by_kind": data.get(f"{key}_by_kind", {}),
+            }
             for key, value in data.items()
-            if key.startswith("random_") and not key.endswith("_ci95")
+            if key.startswith("random_") and not key.endswith(("_ci95", "_by_kind"))
         }
         return cls(
             data.get("rounds", []),
@@ -75,3 +84,16 @@ def with_ci(rate: float | None, ci: list[float | None] | None) -> str:
         return "n/a"
     lo, hi = ci or (None, None)
     return pct(rate) if lo is None or hi is None else f"{pct(rate)} [{pct(lo)}, {pct(hi)}]"
+
+
+def kind_rows(report: dict[str, Any], name: str = "heldout") -> list[tuple[str, int, str, str]]:
+    """The last round's success on set ``name`` by kind, beside the random policy's:
+    ``(kind, instances, model, random)``, formatted; empty when the set has no kinds."""
+    last = report["rounds"][-1] if report["rounds"] else {}
+    model, random = last.get(f"{name}_by_kind", {}), report.get(f"random_{name}_by_kind", {})
+    rows = []
+    for kind in sorted(model.keys() | random.keys()):
+        got, chance = model.get(kind, {}), random.get(kind, {})
+        rates = [with_ci(r.get("success"), r.get("ci95")) for r in (got, chance)]
+        rows.append((kind, got.get("n", chance.get("n", 0)), *rates))
+    return rows

@@ -87,7 +87,11 @@ def _random(config: LoopConfig, splits: Splits, out: Path, report: LoopReport, s
         if name == "train":
             continue
         score = stages.random_baseline(config, tasks, out / "random" / name)
-        report.random[name] = {"success": score.success.mean, "ci95": score.success.ci95()}
+        report.random[name] = {
+            "success": score.success.mean,
+            "ci95": score.success.ci95(),
+            "by_kind": score.kinds_json(),
+        }
         say(f"random policy on {name}: {with_ci(score.success.mean, score.success.ci95())}")
     report.save(out)
 
@@ -145,6 +149,8 @@ def _round(
         score = stages.evaluate(config, bundle, tasks, here / "eval" / name)
         row[name], row[f"{name}_ci95"] = score.success.mean, score.success.ci95()
         row["parsed"][name] = score.parsed
+        if name != "train":  # a sample of the training set says little per kind
+            row[f"{name}_by_kind"] = score.kinds_json()
     return row
 
 

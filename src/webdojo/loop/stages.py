@@ -12,6 +12,7 @@ import asyncio
 import random
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -22,6 +23,7 @@ from webdojo.judges.runner import judge_run
 from webdojo.loop.config import LoopConfig
 from webdojo.loop.generate import bundle_generator
 from webdojo.loop.policy_server import PolicyServer, VllmServer, vllm_available
+from webdojo.loop.splits import kind_of
 from webdojo.policies import OpenAIPolicy, RandomPolicy, ScriptedPolicy
 from webdojo.policies.base import Policy
 from webdojo.prompts import get_template
@@ -45,6 +47,14 @@ class Score:
 
     success: Interval
     parsed: float | None
+    by_kind: dict[str, Interval]  # family or MiniWoB++ page -> its own success and interval
+
+    def kinds_json(self) -> dict[str, dict[str, Any]]:
+        """``{kind: {"success", "ci95", "n"}}`` for the report."""
+        return {
+            kind: {"success": rate.mean, "ci95": rate.ci95(), "n": rate.n_tasks}
+            for kind, rate in self.by_kind.items()
+        }
 
 
 def demos(config: LoopConfig, tasks: TaskSet, out: Path) -> Path:
@@ -81,21 +91,22 @@ def rollout(
 def evaluate(config: LoopConfig, bundle: ModelBundle, tasks: TaskSet, out: Path) -> Score:
     """Greedy episodes on ``tasks``: success with its interval, and the parse rate."""
     rollout(config, bundle, tasks, out, temperature=0.0)
-    return score(out, config.seed)
+    return score(out, config.seed, tasks)
 
 
 def random_baseline(config: LoopConfig, tasks: TaskSet, out: Path) -> Score:
     """The random policy on the same instances (what chance gets)."""
     run(config, tasks, RandomPolicy(seed=config.seed), out, "random")
     judge(out)
-    return score(out, config.seed)
+    return score(out, config.seed, tasks)
 
 
-def score(out: Path, seed: int) -> Score:
-    scores = score_run(out, seed=seed)
+def score(out: Path, seed: int, tasks: TaskSet) -> Score:
+    """The run's success overall and by kind of task (``splits.kind_of``)."""
+    scores = score_run(out, seed=seed, sources={t.id: kind_of(t) for t in tasks.tasks})
     steps = list(read_run(out).finished_steps())
     parsed = sum(s.action is not None for s in steps) / len(steps) if steps else None
-    return Score(scores.success, parsed)
+    return Score(scores.success, parsed, scores.by_source)
 
 
 def pick(tasks: TaskSet, count: int, seed: int) -> TaskSet:
