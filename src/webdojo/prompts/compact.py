@@ -47,10 +47,11 @@ SYSTEM_GROUNDED = (
     _TASK + "Reply with the page's line of the element in <think></think>, then the command."
 )
 # the facts the tree writes after a name (browser/dom.py); names are not escaped, so a name
-# ends at the last quote that such a fact (or the line's end, or the id) follows
+# ends at the first quote that such a fact, the id or the line's end follows
 _FACTS = r"(?: (?:value|checked|options|disabled|url): .*)?"
 _NAME = re.compile(rf"'(.*?)'{_FACTS}$")
 _MARKED = re.compile(rf"\[(\d+)\] (\S+(?: '.*?')?)({_FACTS})")  # [id] role 'name' facts
+_GROUNDED = re.compile(rf"\S+(?: '.*?')? \[\d+\](?={_FACTS}$)")  # role 'name' [id]
 
 
 @dataclass(frozen=True)
@@ -145,9 +146,6 @@ def element_line(page: str, element: int) -> str | None:
         if match:
             return match.group(0)
     return None
-
-
-_GROUNDED = re.compile(rf"\S+(?: '.*?')? \[\d+\](?={_FACTS}$)")  # role 'name' [id]
 
 
 def _id_last(line: str) -> str:
