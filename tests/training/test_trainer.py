@@ -196,19 +196,21 @@ def test_length_grouped_batches_hold_similar_lengths_and_every_example_once_an_e
     assert [len(b) for b in epoch] == [size] * (n // size) + [n % size]
     assert length_batch(lengths, 3, len(epoch), size) != epoch[0]  # the next epoch: seed + 1
     assert [length_batch(lengths, 3, s, size) for s in range(len(epoch))] == epoch
-    padded = sum(max(lengths[i] for i in b) * len(b) for b in epoch)
     plain = batch_indices(n, 3, 0, n)
-    unsorted = sum(max(lengths[i] for i in plain[k : k + size]) * len(plain[k : k + size])
-                   for k in range(0, n, size))  # fmt: skip
-    assert padded < 1.05 * sum(lengths) < 0.7 * unsorted, (padded, sum(lengths), unsorted)
+    random_batches = [plain[k : k + size] for k in range(0, n, size)]
+
+    def padded(batches: list[list[int]]) -> int:  # tokens a batch of its longest costs
+        return sum(max(lengths[i] for i in b) * len(b) for b in batches)
+
+    grouped, unsorted = padded(epoch), padded(random_batches)
+    assert grouped < 1.05 * sum(lengths) < 0.7 * unsorted, (grouped, sum(lengths), unsorted)
 
 
 def test_a_length_grouped_run_reads_each_example_once_an_epoch_and_resumes_only_grouped(
     tmp_path: Path,
 ) -> None:
     data = [example(i, reply="click [3]" + " and more" * i, image=False) for i in range(6)]
-    config = TrainConfig(out=tmp_path, steps=4, batch_size=4, group_by_length=True,
-                         progress=False)  # fmt: skip
+    config = TrainConfig(out=tmp_path, steps=4, batch_size=4, group_by_length=True, progress=False)
     train(config, data)
     steps = [m["sample_ids"] for m in read_metrics(tmp_path)]
     assert [len(s) for s in steps] == [4, 2, 4, 2]  # 6 examples: a batch of 4, then of 2
@@ -216,7 +218,7 @@ def test_a_length_grouped_run_reads_each_example_once_an_epoch_and_resumes_only_
         sorted(steps[0] + steps[1]) == sorted(steps[2] + steps[3])
         and len(set(steps[0] + steps[1])) == 6
     )
-    with pytest.raises(ResumeMismatch):  # another data order: the checkpoint's cursor means
+    with pytest.raises(ResumeMismatch):  # in another data order its step reads other examples
         train(replace(config, resume=True, steps=5, group_by_length=False), data)
     assert train(replace(config, resume=True, steps=5), data).steps == 5
 
