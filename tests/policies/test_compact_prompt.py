@@ -141,3 +141,34 @@ def test_ids_follow_the_name_not_the_facts_and_are_never_cut_off() -> None:
     assert template.parse(reply).action == Select(element=6, option="2 hours")
     assert "<think>" in template.system_prompt()
     assert "<think>" not in get_template("compact", ground=False).system_prompt()
+
+
+TWINS = TREE + "\n[5] button 'OK'\n[6] button 'OK'"
+
+
+@pytest.mark.parametrize(
+    ("reply", "action"),
+    [
+        # the line names the Submit button; the command's id is another element's
+        ("<think>button 'Submit' [0]</think>click [0]", Click(element=1)),
+        (
+            "<think>button 'Submit' [7]</think>type [7] [a b] [0]",
+            Type(element=1, text="a b", enter=False),
+        ),
+        # two elements bear the name: the command's own id when it is one of them, else the first
+        ("<think>button 'OK' [5]</think>click [6]", Click(element=6)),
+        ("<think>button 'OK' [9]</think>click [9]", Click(element=5)),
+        # nothing to settle: no line of the page has that name, no line at all, no element
+        ("<think>button 'Cancel' [0]</think>click [0]", Click(element=0)),
+        ("<think>the box to tick</think>click [0]", Click(element=0)),
+        ("click [3]", Click(element=3)),
+        ("<think>button 'Submit' [1]</think>stop [done]", Stop(answer="done")),
+    ],
+)
+def test_a_grounded_reply_acts_on_the_element_its_line_names(reply, action) -> None:
+    template = get_template("compact")
+    read = template.read(reply, make_obs(axtree=TWINS))
+    assert read.action == action
+    assert read.raw == reply  # the reply is kept as the model wrote it
+    as_written = get_template("compact", resolve_names=False).read(reply, make_obs(axtree=TWINS))
+    assert as_written.action == template.parse(reply).action

@@ -235,3 +235,18 @@ class ModelConfigPolicy:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.policy.aclose()
+
+
+async def test_compact_acts_on_the_element_its_reply_names(fake_openai, fake_model_config, task):
+    """The policy reads a reply against the page it answers: the line in ``<think>`` names the
+    element, whatever id the command wrote after it."""
+    reply = "<think>searchbox 'Search products' [5]</think>type [5] [lamp] [1]"
+    fake_openai.push(reply)
+    policy = make_policy("openai", model_config=fake_model_config, template="compact")
+    decision = await policy.act(task, make_obs(screenshot=False), [])
+    await policy.aclose()
+    assert "searchbox 'Search products' [2]" in message_text(
+        fake_openai.last_request["messages"][1]
+    )
+    assert decision.text == reply
+    assert decision.action == Type(element=2, text="lamp", enter=True)

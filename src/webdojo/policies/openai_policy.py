@@ -53,7 +53,7 @@ class OpenAIPolicy:
         # an empty reply is the model's answer (it fails to parse), not an endpoint fault
         result = await self.client.chat(messages, allow_empty=True, **sampling)
         try:
-            parsed = self.template.parse(result.text)
+            parsed = self.template.read(result.text, observation)
         except (ParseError, InvalidActionError) as exc:
             return Decision(
                 text=result.text,

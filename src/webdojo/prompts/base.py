@@ -70,6 +70,11 @@ class PromptTemplate(ABC):
         """Read a reply; raises ParseError / InvalidActionError like ``webdojo.parsing.parse``."""
         return parse(text, self.parse_format, coord_space=self.coord_space)
 
+    def read(self, text: str, observation: Observation) -> Parsed:
+        """A reply to ``observation``, read (raises like ``parse``). The policy calls this:
+        a template whose replies name the element they act on may settle its id on the page."""
+        return self.parse(text)
+
     def render(self, action: Action) -> str:
         """The action in this template's own syntax, or our generic form when it has none."""
         try:

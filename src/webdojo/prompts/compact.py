@@ -16,6 +16,14 @@ thought. Measured on six MiniWoB++ pages, it raised held-out step accuracy from 
 after 1,200 updates (with the trainer's prompt loss; docs/learning.md); ``ground=False`` gives
 bare commands and ids first.
 
+The named line decides the element (``resolve_names``, on by default). A small model learns to
+copy the objective's name into ``<think>`` long before it learns to find the id after that
+name on the page (runs E-G in docs/learning.md: the right name in 20 of 20 first replies on
+click-button, an id that bears it in 5). So ``read`` takes the element from the page line the
+thought names: the command's own id when that element bears the name, else the first element
+on the page that does. A thought that names no line of the page leaves the command as written.
+The reply text is kept as the model wrote it; only the action changes.
+
 The tree is pruned: a StaticText line that repeats the name of the element above it (a
 checkbox's label, a link's text) goes, and the tree stops after ``max_tree_lines`` lines, each
 cut at ``max_line_chars`` but never before its id (a combobox's options can fill a line; a
@@ -26,13 +34,13 @@ reply must still find the id). A MiniWoB++ step (instruction, a handful of eleme
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from webdojo.actions import Action
 from webdojo.history import Step
 from webdojo.observation import AxTreeMode, Observation
-from webdojo.parsing import ParseFormat
+from webdojo.parsing import Parsed, ParseFormat
 from webdojo.parsing.browseragent import command
 from webdojo.prompts.base import Message, PromptTemplate, step_errors
 from webdojo.tasks.schema import Task
@@ -51,7 +59,7 @@ SYSTEM_GROUNDED = (
 _FACTS = r"(?: (?:value|checked|options|disabled|url): .*)?"
 _NAME = re.compile(rf"'(.*?)'{_FACTS}$")
 _MARKED = re.compile(rf"\[(\d+)\] (\S+(?: '.*?')?)({_FACTS})")  # [id] role 'name' facts
-_GROUNDED = re.compile(rf"\S+(?: '.*?')? \[\d+\](?={_FACTS}$)")  # role 'name' [id]
+_GROUNDED = re.compile(rf"(\S+(?: '.*?')?) \[(\d+)\](?={_FACTS}$)")  # role 'name' [id]
 
 
 @dataclass(frozen=True)
@@ -67,6 +75,7 @@ class CompactTemplate(PromptTemplate):
     max_line_chars: int = 120
     last_actions: int = 3  # the previous actions shown (the older ones are dropped)
     ground: bool = True  # element lines as role 'name' [id]; replies name their element first
+    resolve_names: bool = True  # a grounded reply acts on the element its line names
 
     def system_prompt(self) -> str:
         return SYSTEM_GROUNDED if self.ground else SYSTEM
@@ -81,6 +90,18 @@ class CompactTemplate(PromptTemplate):
         line = self._element_line(observation, element) if self.ground else None
         command = self.render(action)
         return command if line is None else f"<think>{line}</think>{command}"
+
+    def read(self, text: str, observation: Observation) -> Parsed:
+        """The reply, acting on the element its ``<think>`` line names on the page as shown
+        (see the module docstring)."""
+        parsed = self.parse(text)
+        element = getattr(parsed.action, "element", None)
+        if not (self.ground and self.resolve_names and parsed.thought and element is not None):
+            return parsed
+        named = named_element(self.page(observation), parsed.thought, element)
+        if named is None or named == element:
+            return parsed
+        return replace(parsed, action=parsed.action.model_copy(update={"element": named}))
 
     def _element_line(self, observation: Observation, element: int | None) -> str | None:
         return None if element is None else element_line(self.page(observation), element)
@@ -140,12 +161,29 @@ def _name(line: str) -> str:
 def element_line(page: str, element: int) -> str | None:
     """The line of a grounded ``page`` that lists ``element``, up to its id (``role 'name'
     [id]``), or None when the page as shown does not list it."""
-    head = re.compile(rf"\S+(?: '.*?')? \[{element}\](?={_FACTS}$)")
-    for line in page.splitlines():
-        match = head.match(line)
-        if match:
-            return match.group(0)
+    for head, ident in _heads(page):
+        if ident == element:
+            return f"{head} [{ident}]"
     return None
+
+
+def named_element(page: str, thought: str, element: int) -> int | None:
+    """The element a grounded reply's ``thought`` (``role 'name' [id]``) names on ``page``:
+    ``element`` (the command's id) when it bears that role and name, else the first element
+    that does; None when the thought is no such line or no element bears it."""
+    match = _GROUNDED.fullmatch(thought.strip())
+    if match is None:
+        return None
+    bearers = [ident for head, ident in _heads(page) if head == match.group(1)]
+    if not bearers:
+        return None
+    return element if element in bearers else bearers[0]
+
+
+def _heads(page: str) -> list[tuple[str, int]]:
+    """``(role 'name', id)`` of each element line of a grounded page, in page order."""
+    matches = (_GROUNDED.match(line) for line in page.splitlines())
+    return [(m.group(1), int(m.group(2))) for m in matches if m]
 
 
 def _id_last(line: str) -> str:
