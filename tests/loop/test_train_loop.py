@@ -144,10 +144,10 @@ def test_a_used_directory_is_refused_and_a_resume_must_match(tmp_path: Path) -> 
 
 
 def test_each_built_in_model_has_its_own_recipe_and_a_flag_wins(tmp_path: Path) -> None:
-    """--model small defaults to the recipe measured for it (docs/learning.md, runs E and
-    E'); the others keep the tiny model's; a setting given on the command line is kept."""
+    """--model small defaults to the recipe measured for it (docs/learning.md, run R); the
+    others keep the tiny model's; a setting given on the command line is kept."""
     small = LoopConfig.for_model(out=tmp_path, model="small", rounds=None, lr=None)
-    assert (small.rounds, small.train_steps, small.batch_size) == (0, 2400, 8)
+    assert (small.rounds, small.train_steps, small.batch_size) == (2, 2400, 8)
     assert (small.lr, small.prompt_loss_weight) == (1e-3, 1.0)
     tiny = LoopConfig.for_model(out=tmp_path)
     assert (tiny.rounds, tiny.train_steps, tiny.lr, tiny.prompt_loss_weight) == (2, 120, 3e-3, 0.3)

@@ -86,7 +86,7 @@ def loop_command(
     95% intervals, against the random policy on the same instances.
 
     Rounds, updates, batch size, learning rate and prompt loss default to the model's recipe:
-    --model small: 0 rounds, 2,400 updates of 8, lr 1e-3, prompt loss 1.0; the others: 2
+    --model small: 2 rounds, 2,400 updates of 8, lr 1e-3, prompt loss 1.0; the others: 2
     rounds, 120 updates of 4, lr 3e-3, prompt loss 0.3 (docs/learning.md)."""
     options: dict[str, Any] = dict(locals())
     as_json = options.pop("as_json")
