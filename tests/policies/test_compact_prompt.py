@@ -4,6 +4,8 @@ by the scripted teacher in its syntax (real Chromium)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from policy_builders import make_obs, make_step
 
@@ -116,6 +118,28 @@ async def test_miniwob_steps_fit_in_a_few_hundred_tokens_and_the_teacher_solves_
     tokenizer = train_tokenizer(prompts * 20)
     lengths = [len(tokenizer.encode(p)) for p in prompts]
     assert max(lengths) < 400, lengths
+
+
+@pytest.mark.browser
+async def test_the_teacher_acts_only_on_elements_the_model_was_shown(tmp_path) -> None:
+    """forms-report's severity select and its Send button are below the fold: the teacher
+    scrolls to each first, so every reply that acts on an element names its line."""
+    tasks = load_spec("family:forms-report:1@0")
+    teacher = ScriptedPolicy(template=get_template("compact"))
+    with SiteServer(tasks.sites) as server, RunStore(tmp_path) as store:
+        env = InProcessEnv(server)
+        try:
+            task = tasks.tasks[0]
+            spec = EpisodeSpec(task=task, key=task.id, max_steps=task.max_steps, seed=0)
+            record = await run_episode(env, teacher, spec, store)
+        finally:
+            await env.aclose()
+    assert record.success, record.error
+    rows = [json.loads(line) for line in (tmp_path / "steps.jsonl").read_text().splitlines()]
+    acted = [r["text"] for r in rows if (r["action"] or {}).get("element") is not None]
+    assert len(acted) == len(task.solution) - 1  # every step but the stop
+    assert all(text.startswith("<think>") for text in acted), acted
+    assert sum(r["text"] == "scroll [down]" for r in rows) >= 1
 
 
 FORM = """[6] combobox 'Session timeout' value: '60 minutes' options: '15 minutes', '30 minutes', '60 minutes', '2 hours', '4 hours', '8 hours', '12 hours'

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from policy_builders import make_obs, make_step, make_task
+from policy_builders import AXTREE, make_obs, make_step, make_task
 
-from webdojo.actions import Click, Select, Stop, Type
+from webdojo.actions import Click, Scroll, Select, Stop, Type
 from webdojo.errors import ConfigError
+from webdojo.observation import Element
 from webdojo.policies import ScriptedPolicy, make_policy
-from webdojo.policies.scripted import find_target
+from webdojo.policies.scripted import MAX_LOOKS, find_target
 from webdojo.prompts import get_template
 from webdojo.tasks.schema import SolutionStep, Target
 
@@ -106,7 +107,55 @@ async def test_a_teacher_observes_and_writes_like_its_template(task):
     options = policy.observation_options()
     assert options.axtree == template.axtree and options.elements is True
     assert options.screenshot == template.screenshot
-    decision = await policy.act(task, make_obs(), [])
+    decision = await policy.act(task, make_obs(axtree=AXTREE + LAMP), [])
     # the reply is the template's own syntax, and reads back as the action taken
     assert decision.text == "```\nclick [4]\n```"
     assert template.parse(decision.text).action == decision.action == Click(element=4)
+
+
+LAMP = "\n[4] button 'Add to cart'"
+
+
+def _below_the_fold(y: float) -> list[Element]:
+    """The fixture's elements with the lamp's button (id 4) at height ``y``."""
+    return [
+        e.model_copy(update={"box": e.box.model_copy(update={"y": y})}) if e.id == 4 else e
+        for e in make_obs().elements or []
+    ]
+
+
+@pytest.mark.parametrize("name", ["compact", "browseragent"])
+async def test_a_teacher_scrolls_to_an_element_its_model_would_not_see(task, name):
+    """A demonstration must act on ids the model was shown: when the next element is not on
+    the page as the template shows it, the teacher scrolls toward it first, and the scroll does
+    not count as a solution step."""
+    template = get_template(name)
+    teacher = ScriptedPolicy(template=template)
+    hidden = make_obs(axtree=AXTREE, elements=_below_the_fold(900.0))
+    look = await teacher.act(task, hidden, [])
+    assert look.action == Scroll(direction="down")
+    assert template.parse(look.text).action == look.action
+    history = [make_step(0, look.text, look.action)]
+    act = await teacher.act(task, make_obs(axtree=AXTREE + LAMP), history)
+    assert act.action == Click(element=4)
+    history.append(make_step(1, act.text, act.action))
+    assert (await teacher.act(task, make_obs(axtree=AXTREE + LAMP), history)).action == Stop()
+    above = make_obs(axtree=AXTREE, elements=_below_the_fold(-300.0))
+    assert (await teacher.act(task, above, [])).action == Scroll(direction="up")
+
+
+async def test_a_teacher_acts_after_looking_in_vain(task):
+    """A page that does not scroll: after MAX_LOOKS scrolls in a row the teacher acts anyway;
+    without a template (no model to show) it never looks."""
+    teacher = ScriptedPolicy(template=get_template("compact"))
+    hidden = make_obs(axtree=AXTREE)
+    history = [make_step(i, "scroll [down]", Scroll(direction="down")) for i in range(MAX_LOOKS)]
+    assert (await teacher.act(task, hidden, history[:-1])).action == Scroll(direction="down")
+    assert (await teacher.act(task, hidden, history)).action == Click(element=4)
+    assert (await ScriptedPolicy().act(task, hidden, [])).action == Click(element=4)
+    # two steps left (the click and the stop) and two allowed: no look would fit
+    tight = task.model_copy(update={"step_cap": 2})
+    assert (await teacher.act(tight, hidden, [])).action == Click(element=4)
+    assert (await teacher.act(task.model_copy(update={"step_cap": 3}), hidden, [])).action == (
+        Scroll(direction="down")
+    )

@@ -6,6 +6,11 @@ current observation's ``elements``. A target that cannot be found gives a Decisi
 action and an ``unknown_element`` error (the step is tried again on the next observation, so a
 page that renders late still works); it never raises.
 
+As a teacher for a prompt template (``template=``), it shows the model only what that template
+shows: when its next element is not on the page as the template gives it (off screen, or past
+the lines a compact tree keeps), it scrolls toward it first (a look, which does not count as a
+solution step), so every id in a demonstration is on a page the model saw.
+
 MiniWoB++ tasks draw their instruction from the episode's seed, so no static solution fits
 them: for those without one, the policy asks the task's solver (``webdojo.policies.miniwob``),
 which reads the instruction from the page's title (webdojo's page script puts it there).
@@ -18,7 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Literal
 
-from webdojo.actions import Action, Stop, action_from_dict
+from webdojo.actions import Action, Scroll, Stop, action_from_dict
 from webdojo.errors import ConfigError, InvalidActionError, UnknownElement
 from webdojo.history import Decision, Step
 from webdojo.observation import Element, Observation, ObservationOptions
@@ -28,6 +33,7 @@ from webdojo.prompts.base import PromptTemplate
 from webdojo.tasks.schema import SolutionStep, Target, Task
 
 SolutionGetter = Callable[[Task], Sequence[SolutionStep]]
+MAX_LOOKS = 3  # scrolls in a row a teacher takes to bring its next element into view
 
 
 def reference_solution(task: Task) -> Sequence[SolutionStep]:
@@ -61,7 +67,7 @@ def follow(
     next observation."""
     start = time.perf_counter()
     text = text or (lambda action: action.describe())
-    done = sum(1 for s in history if s.decision.action is not None)
+    done = progress(steps, history)
     if done >= len(steps):
         return Decision(text(final), final, latency_s=time.perf_counter() - start)
     try:
@@ -71,6 +77,20 @@ def follow(
         error = exc.info()
         return Decision(message, None, error, latency_s=time.perf_counter() - start)
     return Decision(text(action), action, latency_s=time.perf_counter() - start)
+
+
+def progress(steps: Sequence[SolutionStep], history: list[Step]) -> int:
+    """How many of ``steps`` the history has taken: every action counts, except a scroll where
+    the next step is no scroll (a teacher's look, ``ScriptedPolicy``)."""
+    done = 0
+    for step in history:
+        action = step.decision.action
+        if action is None:
+            continue
+        if isinstance(action, Scroll) and done < len(steps) and steps[done].type != "scroll":
+            continue
+        done += 1
+    return done
 
 
 class ScriptedPolicy:
@@ -126,13 +146,29 @@ class ScriptedPolicy:
                     decision, text=self._text(decision.action, observation)
                 )
             return decision
-        return follow(
-            self._solution(task),
-            observation,
-            history,
-            Stop(),
-            lambda action: self._text(action, observation),
+        steps = self._solution(task)
+        decision = follow(
+            steps, observation, history, Stop(), lambda action: self._text(action, observation)
         )
+        spare = task.max_steps - len(history) - _left(steps, history)
+        return self._look(decision, observation, history, spare)
+
+    def _look(
+        self, decision: Decision, observation: Observation, history: list[Step], spare: int
+    ) -> Decision:
+        """A teacher scrolls to the element it is about to act on when the model would not see
+        it (off screen, or past the lines its template keeps): a demonstration whose id is on
+        no page the model saw cannot be learned. It acts anyway after ``MAX_LOOKS`` scrolls in
+        a row (a page that does not scroll) or when a look would leave too few of the task's
+        steps (``spare``) to finish."""
+        element = getattr(decision.action, "element", None)
+        template = self._template
+        if template is None or element is None or template.shows(observation, element):
+            return decision
+        if spare < 1 or _looks_in_a_row(history) >= MAX_LOOKS:
+            return decision
+        scroll = Scroll(direction=_toward(element, observation))
+        return dataclasses.replace(decision, text=self._text(scroll, observation), action=scroll)
 
     async def aclose(self) -> None:
         return None
@@ -146,6 +182,30 @@ class ScriptedPolicy:
             except ValueError:
                 pass  # the format cannot say this action; fall back to the generic form
         return action.describe()
+
+
+def _left(steps: Sequence[SolutionStep], history: list[Step]) -> int:
+    """The actions still to take, this one and the final stop included."""
+    ends_with_stop = bool(steps) and steps[-1].type == "stop"
+    return len(steps) - progress(steps, history) + (0 if ends_with_stop else 1)
+
+
+def _looks_in_a_row(history: list[Step]) -> int:
+    """The scrolls at the end of ``history`` (the teacher's looks since its last action)."""
+    count = 0
+    for step in reversed(history):
+        if not isinstance(step.decision.action, Scroll):
+            break
+        count += 1
+    return count
+
+
+def _toward(element: int, observation: Observation) -> Literal["up", "down"]:
+    """Up when ``element`` lies above the viewport, else down (below it, or in view but past
+    the lines the template keeps, which a scroll down brings nearer the top)."""
+    found = next((e for e in observation.elements or [] if e.id == element), None)
+    above = found is not None and found.box.y + found.box.height <= 0
+    return "up" if above else "down"
 
 
 def resolve_step(step: SolutionStep, observation: Observation) -> Action:

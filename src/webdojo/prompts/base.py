@@ -11,6 +11,7 @@ sent as images (the current one included); older steps become one text line each
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -91,6 +92,14 @@ class PromptTemplate(ABC):
     def action_text(self, action: Action) -> str:
         """The action on one line, for history summaries."""
         return " ".join(self.render(action).split())
+
+    def shows(self, observation: Observation, element: int) -> bool:
+        """Whether a model given ``observation`` with this template can see ``element``'s id.
+        A tree cut to the viewport lists only what is in view; without a tree, ids are not the
+        model's to see, so there is nothing to check."""
+        if self.axtree is AxTreeMode.NONE:
+            return True
+        return re.search(rf"^\s*\[{element}\] ", observation.axtree or "", re.MULTILINE) is not None
 
     # --- memory -------------------------------------------------------------------------------
 

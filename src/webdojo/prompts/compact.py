@@ -103,6 +103,13 @@ class CompactTemplate(PromptTemplate):
             return parsed
         return replace(parsed, action=parsed.action.model_copy(update={"element": named}))
 
+    def shows(self, observation: Observation, element: int) -> bool:
+        """Whether the pruned page lists ``element`` (in view, within ``max_tree_lines``)."""
+        page = self.page(observation)
+        if self.ground:
+            return element_line(page, element) is not None
+        return re.search(rf"^\[{element}\] ", page, re.MULTILINE) is not None
+
     def _element_line(self, observation: Observation, element: int | None) -> str | None:
         return None if element is None else element_line(self.page(observation), element)
 
