@@ -94,6 +94,19 @@ def test_the_last_actions_and_their_errors_are_told(task) -> None:
     assert done == "Done: click [2]; click [3] (failed: unknown_element)"
 
 
+def test_the_objective_can_come_last_right_before_the_reply(task) -> None:
+    """``compact:objective=last`` (a template spec a command's --template takes): the same
+    lines, the objective moved after the page and the last actions."""
+    history = [make_step(0, "click [1]", Click(element=1))]
+    first = get_template("compact").build_messages(task, make_obs(axtree=TREE), history, None)
+    last = get_template("compact:objective=last")
+    moved = last.build_messages(task, make_obs(axtree=TREE), history, None)
+    lines = first[1]["content"].splitlines()
+    assert lines[0] == f"Objective: {task.instruction}"
+    assert moved[1]["content"].splitlines() == [*lines[1:], lines[0]]
+    assert moved[0] == first[0]
+
+
 @pytest.mark.browser
 async def test_miniwob_steps_fit_in_a_few_hundred_tokens_and_the_teacher_solves_them(
     tmp_path,

@@ -11,9 +11,10 @@ from fakes.openai_server import message_text
 from webdojo.action_docs import action_summary
 from webdojo.actions import Click, CoordSpace, Press, Scroll, Stop
 from webdojo.errors import ConfigError
-from webdojo.models import count_images
+from webdojo.models import ModelConfig, count_images
 from webdojo.observation import AxTreeMode
 from webdojo.parsing import ParseFormat
+from webdojo.policies import OpenAIPolicy, make_policy
 from webdojo.prompts import TEMPLATES, get_template
 from webdojo.prompts.qwen import QWEN_ACTIONS, computer_use_tool
 
@@ -32,6 +33,23 @@ def test_registry_and_parse_formats():
         get_template("qwen", max_images=-1)
     with pytest.raises(ConfigError):
         get_template("qwen", actions=("teleport",))
+
+
+def test_a_template_name_can_carry_its_options():
+    """``NAME:FIELD=VALUE,...``: values read as the fields' types; keyword options win; a
+    field the template lacks, a value its type refuses or a pair without ``=`` is refused."""
+    template = get_template("compact:objective=last, max_tree_lines=40,ground=false")
+    assert (template.objective, template.max_tree_lines, template.ground) == ("last", 40, False)
+    assert get_template("browseragent:axtree=full").axtree is AxTreeMode.FULL
+    assert get_template("compact:max_tree_lines=40", max_tree_lines=12).max_tree_lines == 12
+    for bad in ("compact:objective=middle", "compact:colour=red", "compact:ground", "x:y=1"):
+        with pytest.raises(ConfigError, match="template"):
+            get_template(bad)
+    model = ModelConfig(base_url="http://127.0.0.1:9/v1", model="m")
+    spec = "compact:objective=last"
+    policy = make_policy("openai", model_config=model, template=spec, last_actions=1)
+    assert isinstance(policy, OpenAIPolicy)
+    assert (policy.template.objective, policy.template.last_actions) == ("last", 1)
 
 
 def test_observation_options():

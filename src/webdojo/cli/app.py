@@ -79,7 +79,7 @@ RUN_HELP = {
     "out": "run directory (default runs/<timestamp>); an existing one is resumed",
     "model_base_url": "OpenAI-compatible endpoint (else $WEBDOJO_MODEL_BASE_URL)",
     "model": "model name (else $WEBDOJO_MODEL)",
-    "template": "prompt template for the openai policy: qwen, webgym_memory, browseragent, funcall, chat (append-only, for token-in/token-out trainers) (default: browseragent with --wiki, else webgym_memory)",
+    "template": "prompt template for the openai policy: qwen, webgym_memory, browseragent, funcall, chat (append-only, for token-in/token-out trainers), compact; options as NAME:FIELD=VALUE,... (default: browseragent with --wiki, else webgym_memory)",
     "server": "run the browsers on a `webdojo serve` server at this URL",
     "token": "that server's bearer token",
     "json": "print a JSON summary as the last stdout line",

@@ -69,7 +69,10 @@ def eval_command(
     model: Annotated[str | None, typer.Option(help="model name (else $WEBDOJO_MODEL)")] = None,
     template: Annotated[
         str | None,
-        typer.Option(help="prompt template: qwen, webgym_memory, browseragent, funcall, chat"),
+        typer.Option(
+            help="prompt template: qwen, webgym_memory, browseragent, funcall, chat, compact; "
+            "options as NAME:FIELD=VALUE,..."
+        ),
     ] = None,
     repeats: Annotated[int | None, typer.Option(min=1, help=HELP["repeats"])] = None,
     seed: Annotated[int | None, typer.Option(help=HELP["seed"])] = None,

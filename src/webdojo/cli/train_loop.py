@@ -57,7 +57,10 @@ RandomBaseline = Annotated[
 def loop_command(
     model: Annotated[str, typer.Option(help="tiny | small | tiny-vl | a model directory")] = "tiny",
     out: Annotated[Path, typer.Option(help="where every stage writes")] = Path("runs/loop"),
-    template: Annotated[str, typer.Option(help="prompt template")] = "compact",
+    template: Annotated[
+        str,
+        typer.Option(help="prompt template, NAME[:FIELD=VALUE,...], e.g. compact:objective=last"),
+    ] = "compact",
     tasks: Annotated[str, typer.Option(help="training tasks or instances")] = "builtin",
     heldout: Spec = None,
     heldout_ood: OodSpec = None,

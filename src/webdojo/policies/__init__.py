@@ -63,7 +63,7 @@ def make_policy(
 
 def _template_options(template: str, kw: dict[str, Any]) -> dict[str, Any]:
     """Move the keyword arguments that are fields of the template out of ``kw``."""
-    cls = TEMPLATES.get(template)
+    cls = TEMPLATES.get(template.partition(":")[0])
     fields = {f.name for f in dataclasses.fields(cls)} if cls is not None else set()
     return {k: kw.pop(k) for k in list(kw) if k in fields}
 

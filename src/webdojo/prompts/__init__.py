@@ -12,12 +12,19 @@ template           parse format    observation and reply
 =================  ==============  ===============================================================
 
 ``get_template(name, **options)`` builds one; options are the template's dataclass fields
-(``max_images``, ``screenshot``, ``axtree``, ``max_history_lines``, ``coord_space``...).
+(``max_images``, ``screenshot``, ``axtree``, ``max_history_lines``, ``coord_space``...). A name
+may carry options itself, ``NAME:FIELD=VALUE[,FIELD=VALUE]`` (``compact:objective=last``), so
+that a command's ``--template`` and a run's recorded template say which options were used; the
+values are read as the fields' types, and keyword options win over the name's.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import typing
 from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
 
 from webdojo.errors import ConfigError
 from webdojo.prompts.append_only import AppendOnlyChatTemplate
@@ -41,16 +48,45 @@ TEMPLATES: dict[str, type[PromptTemplate]] = {
 
 
 def get_template(name: str, **options: Any) -> PromptTemplate:
-    """The template called ``name``, configured with ``options``. ConfigError if unknown."""
-    cls = TEMPLATES.get(name)
+    """The template ``name`` (``NAME[:FIELD=VALUE,...]``), configured with ``options``.
+    ConfigError if unknown or an option is not the template's."""
+    cls = template_class(name)
+    try:
+        return cls(**(spec_options(name, cls) | options))
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"bad options for template {name!r}: {exc}") from exc
+
+
+def template_class(name: str) -> type[PromptTemplate]:
+    """The class of template ``name`` (its options, after a colon, aside)."""
+    cls = TEMPLATES.get(name.partition(":")[0])
     if cls is None:
         raise ConfigError(
             f"unknown prompt template {name!r}; choose one of: {', '.join(TEMPLATES)}"
         )
-    try:
-        return cls(**options)
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"bad options for template {name!r}: {exc}") from exc
+    return cls
+
+
+def spec_options(name: str, cls: type[PromptTemplate]) -> dict[str, Any]:
+    """The options written in ``name`` after its colon, read as the fields' types."""
+    written = name.partition(":")[2]
+    if not written:
+        return {}
+    hints = typing.get_type_hints(cls)
+    options: dict[str, Any] = {}
+    for pair in written.split(","):
+        field, equals, value = pair.partition("=")
+        field = field.strip()
+        if not equals or field not in {f.name for f in dataclasses.fields(cls)}:
+            raise ConfigError(
+                f"template {name!r}: {pair!r} is not FIELD=VALUE with a field of {cls.name!r}"
+            )
+        try:
+            options[field] = TypeAdapter(hints[field]).validate_python(value.strip())
+        except ValidationError as exc:
+            msg = exc.errors()[0]["msg"]
+            raise ConfigError(f"template {name!r}: {field}={value!r}: {msg}") from exc
+    return options
 
 
 __all__ = [

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from webdojo.actions import Action
 from webdojo.history import Step
@@ -76,6 +76,9 @@ class CompactTemplate(PromptTemplate):
     last_actions: int = 3  # the previous actions shown (the older ones are dropped)
     ground: bool = True  # element lines as role 'name' [id]; replies name their element first
     resolve_names: bool = True  # a grounded reply acts on the element its line names
+    objective: Literal["first", "last"] = (
+        "first"  # where the user turn says it (see build_messages)
+    )
 
     def system_prompt(self) -> str:
         return SYSTEM_GROUNDED if self.ground else SYSTEM
@@ -122,11 +125,16 @@ class CompactTemplate(PromptTemplate):
     def build_messages(
         self, task: Task, observation: Observation, history: list[Step], memory: Any
     ) -> list[Message]:
-        lines = [f"Objective: {task.instruction}", "Page:", self.page(observation)]
+        """The objective, the page and the last actions; ``objective="last"`` says the
+        objective after them, right before the reply, where a small model copying a value
+        from it looks back over a few tokens instead of the whole page."""
+        objective = f"Objective: {task.instruction}"
+        lines = ["Page:", self.page(observation)]
         errors = step_errors(history, observation)
         recent = list(zip(history, errors, strict=True))[-self.last_actions :]
         if recent:
             lines.append("Done: " + "; ".join(self._done(step, error) for step, error in recent))
+        lines = [objective, *lines] if self.objective == "first" else [*lines, objective]
         return [
             {"role": "system", "content": self.system_prompt()},
             {"role": "user", "content": "\n".join(lines)},
