@@ -153,6 +153,8 @@ async def test_a_teacher_acts_after_looking_in_vain(task):
     assert (await teacher.act(task, hidden, history[:-1])).action == Scroll(direction="down")
     assert (await teacher.act(task, hidden, history)).action == Click(element=4)
     assert (await ScriptedPolicy().act(task, hidden, [])).action == Click(element=4)
+    # an observation captured without a tree has nothing to judge by: no look
+    assert (await teacher.act(task, make_obs(axtree=None), [])).action == Click(element=4)
     # two steps left (the click and the stop) and two allowed: no look would fit
     tight = task.model_copy(update={"step_cap": 2})
     assert (await teacher.act(tight, hidden, [])).action == Click(element=4)

@@ -73,11 +73,12 @@ def spec_options(name: str, cls: type[PromptTemplate]) -> dict[str, Any]:
     if not written:
         return {}
     hints = typing.get_type_hints(cls)
+    fields = {f.name for f in dataclasses.fields(cls)}
     options: dict[str, Any] = {}
     for pair in written.split(","):
         field, equals, value = pair.partition("=")
         field = field.strip()
-        if not equals or field not in {f.name for f in dataclasses.fields(cls)}:
+        if not equals or field not in fields:
             raise ConfigError(
                 f"template {name!r}: {pair!r} is not FIELD=VALUE with a field of {cls.name!r}"
             )

@@ -95,11 +95,11 @@ class PromptTemplate(ABC):
 
     def shows(self, observation: Observation, element: int) -> bool:
         """Whether a model given ``observation`` with this template can see ``element``'s id.
-        A tree cut to the viewport lists only what is in view; without a tree, ids are not the
-        model's to see, so there is nothing to check."""
-        if self.axtree is AxTreeMode.NONE:
+        A tree cut to the viewport lists only what is in view; without a tree (the template's
+        or the observation's) there is nothing to judge by."""
+        if self.axtree is AxTreeMode.NONE or observation.axtree is None:
             return True
-        return re.search(rf"^\s*\[{element}\] ", observation.axtree or "", re.MULTILINE) is not None
+        return re.search(rf"^\s*\[{element}\] ", observation.axtree, re.MULTILINE) is not None
 
     # --- memory -------------------------------------------------------------------------------
 

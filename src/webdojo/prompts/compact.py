@@ -76,9 +76,7 @@ class CompactTemplate(PromptTemplate):
     last_actions: int = 3  # the previous actions shown (the older ones are dropped)
     ground: bool = True  # element lines as role 'name' [id]; replies name their element first
     resolve_names: bool = True  # a grounded reply acts on the element its line names
-    objective: Literal["first", "last"] = (
-        "first"  # where the user turn says it (see build_messages)
-    )
+    objective: Literal["first", "last"] = "first"  # where the user turn says it
 
     def system_prompt(self) -> str:
         return SYSTEM_GROUNDED if self.ground else SYSTEM
@@ -107,7 +105,10 @@ class CompactTemplate(PromptTemplate):
         return replace(parsed, action=parsed.action.model_copy(update={"element": named}))
 
     def shows(self, observation: Observation, element: int) -> bool:
-        """Whether the pruned page lists ``element`` (in view, within ``max_tree_lines``)."""
+        """Whether the pruned page lists ``element`` (in view, within ``max_tree_lines``);
+        an observation captured without a tree has nothing to judge by."""
+        if observation.axtree is None:
+            return True
         page = self.page(observation)
         if self.ground:
             return element_line(page, element) is not None
@@ -126,8 +127,9 @@ class CompactTemplate(PromptTemplate):
         self, task: Task, observation: Observation, history: list[Step], memory: Any
     ) -> list[Message]:
         """The objective, the page and the last actions; ``objective="last"`` says the
-        objective after them, right before the reply, where a small model copying a value
-        from it looks back over a few tokens instead of the whole page."""
+        objective after them, right before the reply, where a value to copy is a few tokens
+        back instead of a whole page (on task families it did not help ``small``: run FC in
+        docs/learning.md)."""
         objective = f"Objective: {task.instruction}"
         lines = ["Page:", self.page(observation)]
         errors = step_errors(history, observation)
