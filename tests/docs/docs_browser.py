@@ -20,6 +20,9 @@ from webdojo.browser.chromium import BrowserConfig, find_chromium
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 TIMEOUT_MS = 20_000  # a loaded 2-core machine
+# the search index is built in a web worker from every page: on 2 cores busy with other tests
+# that took over 20 s; this bounds a search that never answers, not a slow one
+SEARCH_TIMEOUT_MS = 120_000
 # Every page load parses the search index in a worker (about half a second of CPU): a few tabs
 # at once keep both cores busy.
 TABS = 3
@@ -100,7 +103,7 @@ class Visitor:
         await box.click()
         await box.fill(term)
         results = page.locator("a.md-search-result__link")
-        await results.first.wait_for()
+        await results.first.wait_for(timeout=SEARCH_TIMEOUT_MS)
         hrefs = [str(await a.get_attribute("href")) for a in await results.all()]
         await page.close()
         return hrefs
