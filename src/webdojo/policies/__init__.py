@@ -22,7 +22,7 @@ from webdojo.policies.openai_policy import OpenAIPolicy
 from webdojo.policies.perturbed import PerturbedPolicy
 from webdojo.policies.random_policy import RandomPolicy
 from webdojo.policies.scripted import ScriptedPolicy
-from webdojo.prompts import TEMPLATES, get_template
+from webdojo.prompts import get_template, template_class
 
 POLICY_NAMES = ("scripted", "random", "perturbed", "openai")
 
@@ -63,8 +63,7 @@ def make_policy(
 
 def _template_options(template: str, kw: dict[str, Any]) -> dict[str, Any]:
     """Move the keyword arguments that are fields of the template out of ``kw``."""
-    cls = TEMPLATES.get(template.partition(":")[0])
-    fields = {f.name for f in dataclasses.fields(cls)} if cls is not None else set()
+    fields = {f.name for f in dataclasses.fields(template_class(template))}
     return {k: kw.pop(k) for k in list(kw) if k in fields}
 
 

@@ -99,7 +99,7 @@ class PromptTemplate(ABC):
         or the observation's) there is nothing to judge by."""
         if self.axtree is AxTreeMode.NONE or observation.axtree is None:
             return True
-        return re.search(rf"^\s*\[{element}\] ", observation.axtree, re.MULTILINE) is not None
+        return lists_element(observation.axtree, element)
 
     # --- memory -------------------------------------------------------------------------------
 
@@ -113,6 +113,11 @@ class PromptTemplate(ABC):
         for step in history:
             memory = self.update_memory(memory, step.decision.memory)
         return memory
+
+
+def lists_element(tree: str, element: int) -> bool:
+    """Whether a tree in the ``[id] role 'name'`` form has a line for ``element``."""
+    return re.search(rf"^\s*\[{element}\] ", tree, re.MULTILINE) is not None
 
 
 # --- history helpers ---------------------------------------------------------------------------

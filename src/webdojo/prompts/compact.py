@@ -42,7 +42,7 @@ from webdojo.history import Step
 from webdojo.observation import AxTreeMode, Observation
 from webdojo.parsing import Parsed, ParseFormat
 from webdojo.parsing.browseragent import command
-from webdojo.prompts.base import Message, PromptTemplate, step_errors
+from webdojo.prompts.base import Message, PromptTemplate, lists_element, step_errors
 from webdojo.tasks.schema import Task
 
 _TASK = (
@@ -112,7 +112,7 @@ class CompactTemplate(PromptTemplate):
         page = self.page(observation)
         if self.ground:
             return element_line(page, element) is not None
-        return re.search(rf"^\[{element}\] ", page, re.MULTILINE) is not None
+        return lists_element(page, element)
 
     def _element_line(self, observation: Observation, element: int | None) -> str | None:
         return None if element is None else element_line(self.page(observation), element)
