@@ -116,8 +116,11 @@ class SessionDownloads:
             self._remove(guid)
             return
         size = self.files().get(guid)
-        if size is None or state != "completed":
-            return  # another session's, or cancelled by the page or the browser
+        if size is None:
+            return  # another session's
+        if state != "completed":  # cancelled: by the page, the browser, or a refusal whose
+            self._remove(guid)  # note comes after this event (Chromium sends it first)
+            return
         if len(self._kept) + 1 > self.max_files:
             self._refuse(guid, info, TooManyDownloads, size)
         elif sum(self._kept.values()) + size > self.max_bytes:
@@ -136,9 +139,12 @@ class SessionDownloads:
         return sum(self._kept.values()) + int(info.get("total") or 0) > self.max_bytes
 
     def refuse(self, guid: str, info: dict[str, Any], error: type[WebdojoError]) -> None:
-        """Note a download cancelled before it reached the directory."""
+        """Note a download cancelled before it reached the directory, and remove whatever of
+        it is there: its end (``finished``) may have come before this note, while it still
+        looked like no download of this session's."""
         if guid not in self._refused:
             self._refuse(guid, info, error, self.files().get(guid, 0))
+        self._remove(guid)
 
     def _refuse(self, guid: str, info: dict[str, Any], error: type[WebdojoError], size: int) -> str:
         self._refused.add(guid)
