@@ -1,7 +1,7 @@
 """A cancelled download leaves nothing in its session's directory, whichever comes first:
-Chromium's end event or webdojo's note of the refusal. Chromium sends a cancelled download's
-``canceled`` progress event before it answers the ``Browser.cancelDownload`` that caused it, so
-an early refusal is noted after the end; a 0-byte file left then once failed
+Chromium's end event or webdojo's note of the refusal. An early refusal is noted when
+Chromium answers the ``Browser.cancelDownload``, and the cancelled download's ``canceled``
+progress event can come before that answer; a 0-byte file left in that order once failed
 ``test_the_download_count_is_capped`` (CI, 2026-11-30). These orders are replayed here without a
 browser, so they run the same every time."""
 

@@ -118,8 +118,8 @@ class SessionDownloads:
         size = self.files().get(guid)
         if size is None:
             return  # another session's
-        if state != "completed":  # cancelled: by the page, the browser, or a refusal whose
-            self._remove(guid)  # note comes after this event (Chromium sends it first)
+        if state != "completed":  # cancelled: by the page, the browser, or a refusal not
+            self._remove(guid)  # noted yet (its cancel's answer can come after this event)
             return
         if len(self._kept) + 1 > self.max_files:
             self._refuse(guid, info, TooManyDownloads, size)
