@@ -2,7 +2,7 @@
 tables of docs/learning.md (runs FE and FF).
 
     python scripts/family_values.py RUN_DIR SPEC
-        RUN_DIR: a run's directory (its steps.jsonl), e.g. a loop's round-0/eval/heldout
+        RUN_DIR: a run's directory, e.g. a loop's round-0/eval/heldout
         SPEC: the task spec the run ran, e.g. family:admin-settings+login-preferences:30@1000
 
 For each family and each field its reference solution types into or chooses in (by the
@@ -15,26 +15,24 @@ the verifier's, in the run's episodes.jsonl.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from webdojo.actions import Select, Type
+from webdojo.store.run_reader import read_run
 from webdojo.tasks.loader import load_spec
 
 
 def written(run: Path) -> dict[str, list[str]]:
-    """The texts typed and options chosen, by task id, in step order."""
+    """The texts typed and options chosen in the run's finished episodes, by task id, in step
+    order."""
     found: dict[str, list[str]] = defaultdict(list)
-    with (run / "steps.jsonl").open(encoding="utf-8") as lines:
-        for line in lines:
-            step = json.loads(line)
-            action = step.get("action") or {}
-            value = {"type": action.get("text"), "select": action.get("option")}.get(
-                action.get("type", "")
-            )
-            if value is not None:
-                found[step["task_id"]].append(value)
+    for step in read_run(run).finished_steps():
+        if isinstance(step.action, Type):
+            found[step.task_id].append(step.action.text)
+        elif isinstance(step.action, Select):
+            found[step.task_id].append(step.action.option)
     return found
 
 

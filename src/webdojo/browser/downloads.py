@@ -112,15 +112,15 @@ class SessionDownloads:
         """A download of the browser ended (``completed`` or ``canceled``); keep it if it is
         this session's and within the caps."""
         self._running.discard(guid)
-        if guid in self._refused:
+        # Refused or cancelled (by the page, the browser, or a refusal not noted yet: its
+        # cancel's answer can come after this event): nothing of it stays. _remove touches only
+        # this session's directory, so another session's download is left alone.
+        if guid in self._refused or state != "completed":
             self._remove(guid)
             return
         size = self.files().get(guid)
         if size is None:
             return  # another session's
-        if state != "completed":  # cancelled: by the page, the browser, or a refusal not
-            self._remove(guid)  # noted yet (its cancel's answer can come after this event)
-            return
         if len(self._kept) + 1 > self.max_files:
             self._refuse(guid, info, TooManyDownloads, size)
         elif sum(self._kept.values()) + size > self.max_bytes:
