@@ -115,6 +115,8 @@ def test_a_resumed_loop_keeps_its_rounds_and_adds_more(loop_dir: tuple[Path, dic
         (["--heldout", HELDOUT, "--heldout-ood", "miniwob:click-test:2@9000"], "kinds of task"),
         (["--rule", "ppo"], "choose one of"),
         (["--serve", "tgi"], "choose one of"),
+        (["--lr-schedule", "step"], "choose one of"),
+        (["--train-steps", "4", "--warmup-steps", "4"], "fewer than the 4 updates"),
         (["--max-steps", "2", "--tasks", "family:shop-cart-pair:2"], "fits --max-steps 2"),
     ],
 )

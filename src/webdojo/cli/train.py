@@ -31,6 +31,10 @@ Out = Annotated[Path, typer.Option(help="metrics.jsonl and checkpoints/ go here"
 Steps = Annotated[int, typer.Option(min=1, help="optimizer steps in all")]
 BatchSize = Annotated[int, typer.Option(min=1, help="examples per step")]
 Lr = Annotated[float, typer.Option(help="AdamW learning rate (1e-3 suits the tiny models)")]
+LrSchedule = Annotated[
+    str, typer.Option(help="constant | linear | cosine (linear and cosine fall to 0 at the end)")
+]
+WarmupSteps = Annotated[int, typer.Option(min=0, help="the rate rises from 0 over these steps")]
 MaxTokens = Annotated[int, typer.Option(min=16, help="longer examples lose prompt on the left")]
 PromptLoss = Annotated[
     float,
@@ -59,6 +63,8 @@ def sft_command(
     steps: Steps = 20,
     batch_size: BatchSize = 8,
     lr: Lr = 1e-3,
+    lr_schedule: LrSchedule = "constant",
+    warmup_steps: WarmupSteps = 0,
     max_tokens: MaxTokens = 4096,
     checkpoint_every: CheckpointEvery = 0,
     lora: Lora = False,
@@ -82,6 +88,8 @@ def rl_command(
     steps: Steps = 20,
     batch_size: BatchSize = 8,
     lr: Lr = 1e-3,
+    lr_schedule: LrSchedule = "constant",
+    warmup_steps: WarmupSteps = 0,
     max_tokens: MaxTokens = 4096,
     checkpoint_every: CheckpointEvery = 0,
     lora: Lora = False,

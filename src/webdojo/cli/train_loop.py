@@ -48,6 +48,12 @@ TrainSteps = Annotated[
 ]
 BatchSize = Annotated[int | None, typer.Option(min=1, help="[default: the model's]")]
 Lr = Annotated[float | None, typer.Option(help="learning rate [default: the model's]")]
+LrSchedule = Annotated[
+    str, typer.Option(help="each round's updates: constant | linear | cosine (to 0 at the end)")
+]
+WarmupSteps = Annotated[
+    int, typer.Option(min=0, help="each round's first updates raise the rate from 0")
+]
 
 RandomBaseline = Annotated[
     bool, typer.Option(help="score the random policy on the held-out instances too")
@@ -75,6 +81,8 @@ def loop_command(
     train_steps: TrainSteps = None,
     batch_size: BatchSize = None,
     lr: Lr = None,
+    lr_schedule: LrSchedule = "constant",
+    warmup_steps: WarmupSteps = 0,
     prompt_loss_weight: PromptLoss = None,
     power: Annotated[float, typer.Option(help="bc: recency bias power")] = 1.0,
     last_k: Annotated[int, typer.Option(min=1, help="bc: rounds in the buffer")] = 4,

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from webdojo.errors import ConfigError
+from webdojo.training.schedules import check_schedule
 from webdojo.training.selection import BcSettings
 
 SERVERS = ("auto", "vllm", "transformers")
@@ -60,6 +61,8 @@ class LoopConfig:
     train_steps: int = DEFAULT_RECIPE.train_steps
     batch_size: int = DEFAULT_RECIPE.batch_size
     lr: float = DEFAULT_RECIPE.lr
+    lr_schedule: str = "constant"  # each round's updates: constant | linear | cosine (to 0)
+    warmup_steps: int = 0  # each round's first updates raise the rate from 0
     prompt_loss_weight: float = DEFAULT_RECIPE.prompt_loss_weight
     context_tokens: int = 2048  # longer prompts lose tokens from the left in training
     temperature: float = 1.0  # rollouts sample; evaluations are greedy
@@ -89,6 +92,7 @@ class LoopConfig:
             raise ConfigError(f"--serve {self.serve!r}: choose one of {', '.join(SERVERS)}")
         if self.rule not in RULES:
             raise ConfigError(f"--rule {self.rule!r}: choose one of {', '.join(RULES)}")
+        check_schedule(self.lr_schedule, self.warmup_steps, self.train_steps)
         out = Path(self.out)
         used = out.exists() and any(out.iterdir())
         if used and not self.resume:
@@ -109,7 +113,9 @@ class LoopConfig:
             raise ConfigError(f"{out} holds no loop to resume ({CONFIG_FILE} is missing)")
         before = json.loads(saved.read_text(encoding="utf-8"))
         now = json.loads(json.dumps(self.settings(), default=str))
-        changed = sorted(k for k in now if before.get(k) != now[k])
+        # a setting newer than the saved loop was then at its default
+        defaults = json.loads(json.dumps(LoopConfig(out=out).settings(), default=str))
+        changed = sorted(k for k in now if before.get(k, defaults.get(k)) != now[k])
         if changed:
             raise ConfigError(f"--resume with other settings than {out}'s: {', '.join(changed)}")
 

@@ -141,6 +141,8 @@ def update(
         steps=config.train_steps,
         batch_size=config.batch_size,
         lr=config.lr,
+        lr_schedule=config.lr_schedule,
+        warmup_steps=config.warmup_steps,
         prompt_loss_weight=0.0 if rl else config.prompt_loss_weight,
         max_tokens=config.context_tokens,
         seed=config.seed + number,

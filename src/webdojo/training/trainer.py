@@ -4,7 +4,8 @@
 
 Read it top to bottom: the settings, then ``train``: check the data, load (or resume) the
 model, then one loop of read batch -> loss -> step -> log -> checkpoint. The losses are in
-``objectives``, the data order in ``batches``, checkpoints in ``checkpoints``.
+``objectives``, the data order in ``batches``, the learning rate's course in ``schedules``,
+checkpoints in ``checkpoints``.
 
 Output directory:
 
@@ -44,6 +45,7 @@ from webdojo.training.batches import (
 from webdojo.training.encoding import collate, encode_example
 from webdojo.training.examples import Example
 from webdojo.training.objectives import Mode, batch_loss
+from webdojo.training.schedules import check_schedule, make_scheduler
 from webdojo.training.tiny_models import ModelBundle, check_bundle, load_bundle, peft_quiet
 
 METRICS = "metrics.jsonl"
@@ -57,6 +59,8 @@ class TrainConfig:
     steps: int = 20  # optimizer steps in all (a resumed run goes on up to this)
     batch_size: int = 8  # examples per step
     lr: float = 1e-3  # AdamW; right for tiny models from scratch, ~1e-5 for a pretrained one
+    lr_schedule: str = "constant"  # constant | linear | cosine (down to 0 at the last step)
+    warmup_steps: int = 0  # the rate rises linearly from 0 over these first steps
     prompt_loss_weight: float = 0.0  # sft: this times the prompts' mean token loss is added to
     # the replies' (objectives.py); for models trained from scratch
     weight_decay: float = 0.0
@@ -142,6 +146,9 @@ def train(
         optimizer.load_state_dict(resumed.state["optimizer"])
         checkpoints.restore_rng(resumed.state["rng"])
         start = resumed.step
+    schedule = make_scheduler(
+        optimizer, config.lr_schedule, config.lr, config.warmup_steps, config.steps, start
+    )
     _truncate_metrics(out / METRICS, start)
     pad_id = bundle.tokenizer.pad_token_id
     pad_id = pad_id if pad_id is not None else bundle.tokenizer.eos_token_id
@@ -155,6 +162,7 @@ def train(
         for step in range(start, config.steps):
             picked = [examples[i] for i in order(step)]
             line = _step(config, bundle, optimizer, params, picked, step, pad_id, device)
+            schedule.step()
             tokens, samples = tokens + line["tokens"], samples + line["samples"]
             log.write(json.dumps(line) + "\n")
             log.flush()
@@ -188,7 +196,7 @@ def _step(
         "tokens": int(batch["attention_mask"].sum()),
         "reply_tokens": int((batch["labels"] != -100).sum()),
         "samples": len(picked),
-        "lr": config.lr,
+        "lr": optimizer.param_groups[0]["lr"],
         "seconds": round(time.perf_counter() - t0, 4),
         "sample_ids": [sample_id(e) for e in picked],
     }
@@ -216,6 +224,7 @@ def _prepare(
         raise ConfigError("a prompt loss weight is for sft: rl scores the sampled replies only")
     if config.prompt_loss_weight < 0:
         raise ConfigError(f"prompt loss weight {config.prompt_loss_weight}: it cannot be negative")
+    check_schedule(config.lr_schedule, config.warmup_steps, config.steps)
     if resumed is not None:
         if bundle is not None:
             raise ConfigError("resume loads the model from its checkpoint: pass no bundle")
