@@ -10,6 +10,7 @@ what the next one reads, and reports in the documented shape does. So does a res
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,8 @@ from playwright.async_api import async_playwright
 
 from e2e.cli_process import last_json, webdojo
 from webdojo.browser.chromium import find_chromium
-from webdojo.loop.config import LoopConfig
+from webdojo.errors import ConfigError
+from webdojo.loop.config import CONFIG_FILE, LoopConfig
 from webdojo.store.run_reader import read_run
 from webdojo.store.verdicts import judges_of
 from webdojo.training.samples import read_samples
@@ -143,6 +145,20 @@ def test_a_used_directory_is_refused_and_a_resume_must_match(tmp_path: Path) -> 
     (used / "loop-config.json").write_text(json.dumps({"model": "tiny", "lr": 0.1}))
     proc = webdojo("train", "loop", "--out", used, "--resume")
     assert proc.returncode == 2 and "other settings" in proc.stderr
+
+
+def test_a_loop_saved_before_a_setting_existed_resumes_with_it_at_its_default(
+    tmp_path: Path,
+) -> None:
+    """A loop-config.json written before --lr-schedule and --warmup-steps existed matches
+    their defaults, and only them."""
+    config = LoopConfig(out=tmp_path, resume=True)
+    saved = json.loads(json.dumps(config.settings(), default=str))
+    del saved["lr_schedule"], saved["warmup_steps"]
+    (tmp_path / CONFIG_FILE).write_text(json.dumps(saved))
+    config.check()
+    with pytest.raises(ConfigError, match=r"other settings than .*: lr_schedule$"):
+        replace(config, lr_schedule="cosine").check()
 
 
 def test_each_built_in_model_has_its_own_recipe_and_a_flag_wins(tmp_path: Path) -> None:

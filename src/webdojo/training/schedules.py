@@ -1,8 +1,9 @@
 """Learning-rate schedules: how the rate moves over a run's updates (transformers' own).
 
 ``constant`` keeps ``lr`` for every update (after the warmup, if any); ``linear`` and
-``cosine`` bring it down to 0 at the last update. A model trained from scratch ends on a
-steadier fit when the rate falls at the end (docs/learning.md, run FG)."""
+``cosine`` bring it down to 0 at the last update. With ``cosine`` (and a quarter more
+updates) held-out success on three task families went from 4% to 53% (docs/learning.md,
+run FG)."""
 
 from __future__ import annotations
 
