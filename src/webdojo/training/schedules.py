@@ -37,10 +37,10 @@ def make_scheduler(
     start: int = 0,
 ) -> torch.optim.lr_scheduler.LRScheduler:
     """The schedule from ``lr`` over ``steps`` updates, placed at update ``start`` (a resumed
-    run): the rate is a function of the update's number alone, so checkpoints keep no state."""
+    run): the rate is a function of the update's number alone, so checkpoints keep no state.
+    The settings are those ``check_schedule`` passed (the trainer checks before any step)."""
     from transformers import get_scheduler
 
-    check_schedule(name, warmup_steps, steps)
     hf_name = "constant_with_warmup" if name == "constant" and warmup_steps else name
     for group in optimizer.param_groups:  # a resumed optimizer holds its last update's rate
         group["lr"] = group["initial_lr"] = lr
