@@ -7,8 +7,10 @@ tables of docs/learning.md (runs FE and FF).
 
 For each family and each field its reference solution types into or chooses in (by the
 field's html id), it prints in how many instances the run's actions held that exact value,
-out of the instances whose solution sets that field (a solution leaves out a select that
-already shows the asked value), and how many distinct values the run wrote in that family.
+out of the instances whose solution sets that field, and how many distinct values the run wrote
+in that family. Since 2026-11-30 a solution sets every field its objective names; before, it
+left out a select that already showed the asked value (runs FE-FG), so a run from then is
+counted against today's solutions: over all its instances.
 An episode that wrote the value into another field still counts; the episode's success is
 the verifier's, in the run's episodes.jsonl.
 """

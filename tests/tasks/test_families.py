@@ -50,6 +50,17 @@ def test_seeds_pick_a_fixed_permutation_of_the_instances() -> None:
     assert task.meta["seed"] == 3 and task.verifier is not None and task.wrong_solutions
 
 
+@pytest.mark.parametrize("name", ["admin-user-edit", "admin-settings", "login-preferences"])
+def test_a_reference_solution_sets_every_value_its_objective_names(name: str) -> None:
+    """Even a value the page already shows. Demonstrations that skipped those no-op choices
+    taught a model (run FG) to change such a select to another value, and to miss values."""
+    family = families()[name]
+    kinds = {
+        tuple(step.type for step in task.solution) for task in map(family.instance, range(300))
+    }
+    assert len(kinds) == 1, kinds  # the same steps on every instance; only the values differ
+
+
 def test_a_family_spec_selects_a_seed_range() -> None:
     name = next(iter(families()))
     tasks = load_spec(f"family:{name}:5@40").tasks

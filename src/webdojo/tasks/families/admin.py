@@ -26,7 +26,6 @@ from webdojo.tasks.loader import builtin_root
 SITE = "admin"
 OPEN_STATUSES = ("pending", "paid")  # the only orders the console lets you reassign
 _RECORD = re.compile(r'"(?P<id>[UO]\d+)": (?P<json>\{[^{}]*\})')
-_SETTINGS = re.compile(r"settings: (?P<json>\{[^{}]*\})")
 
 
 @dataclass(frozen=True)
@@ -79,13 +78,6 @@ def orders() -> tuple[Order, ...]:
     return tuple(Order(**{f: r[f] for f in fields}) for r in found)
 
 
-@functools.cache
-def seed_settings() -> dict[str, Any]:
-    match = _SETTINGS.search(_site_text("data.js"))
-    assert match is not None, "admin data.js has no settings"
-    return dict(json.loads(match["json"]))
-
-
 def _js_list(name: str) -> tuple[str, ...]:
     """A constant array of strings in admin.js, e.g. ``ROLES``."""
     match = re.search(rf"var {name} = \[([^\]]*)\]", _site_text("admin.js"))
@@ -117,14 +109,16 @@ def user_edits() -> tuple[tuple[User, str, str], ...]:
 
 
 def _edit_steps(user: User, role: str, team: str, save: str = "edit-save") -> list[dict[str, Any]]:
-    """Filter the table down to the user, open the edit dialog, change what differs, save."""
-    steps = [type_text("user-filter", user.name), click(f"actions-{user.id}")]
-    steps.append(click(f"act-edit-{user.id}"))
-    if role != user.role:
-        steps.append(select("edit-role", role))
-    if team != user.team:
-        steps.append(select("edit-team", team))
-    return [*steps, click(save)]
+    """Filter the table down to the user, open the edit dialog, choose the role and the team (even
+    one the user already has: a demonstration that skipped it taught models to change it), save."""
+    return [
+        type_text("user-filter", user.name),
+        click(f"actions-{user.id}"),
+        click(f"act-edit-{user.id}"),
+        select("edit-role", role),
+        select("edit-team", team),
+        click(save),
+    ]
 
 
 def _article(word: str) -> str:
@@ -218,13 +212,13 @@ def order_reassign(pair: tuple[Order, User]) -> Instance:
 def _settings_steps(
     email: str, timeout: Choice, retention: Choice, save: bool = True
 ) -> list[dict[str, Any]]:
-    """Fill in the settings form (only the selects that must change) and save it."""
-    current = seed_settings()
-    steps = [type_text("set-notify-email", email)]
-    if timeout.value != current["session_timeout_min"]:
-        steps.append(select("set-timeout", timeout.label))
-    if retention.value != current["audit_retention_days"]:
-        steps.append(select("set-retention", retention.label))
+    """Fill in the settings form, each value the objective names even where the page already
+    shows it (see ``_edit_steps``), and save it."""
+    steps = [
+        type_text("set-notify-email", email),
+        select("set-timeout", timeout.label),
+        select("set-retention", retention.label),
+    ]
     return [*steps, click("settings-save")] if save else steps
 
 

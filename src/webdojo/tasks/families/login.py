@@ -220,14 +220,16 @@ def preference_choices() -> tuple[tuple[Account, str, Option, Option, Option], .
 def _prefs_steps(
     account: Account, how: str, zone: Option, language: Option, fmt: Option, save: bool = True
 ) -> list[dict[str, Any]]:
-    """Sign in, open the Preferences tab, change what differs, save."""
-    steps = [*_sign_in(account, how), click("nav-settings"), click("tab-preferences")]
-    if zone.value != account.timezone:
-        steps.append(select("pref-timezone", zone.label))
-    if language.value != account.language:
-        steps.append(select("pref-language", language.label))
-    if fmt.value != account.date_format:
-        steps.append(click(fmt.label))
+    """Sign in, open the Preferences tab, set all three (even one the account already has: a
+    demonstration that skipped it taught models to miss the ones that differ), save."""
+    steps = [
+        *_sign_in(account, how),
+        click("nav-settings"),
+        click("tab-preferences"),
+        select("pref-timezone", zone.label),
+        select("pref-language", language.label),
+        click(fmt.label),
+    ]
     return [*steps, click("pref-save")] if save else steps
 
 
