@@ -52,8 +52,8 @@ def test_seeds_pick_a_fixed_permutation_of_the_instances() -> None:
 
 @pytest.mark.parametrize("name", ["admin-user-edit", "admin-settings", "login-preferences"])
 def test_a_reference_solution_sets_every_value_its_objective_names(name: str) -> None:
-    """Even a value the page already shows. Demonstrations that skipped those no-op choices
-    taught a model (run FG) to change such a select to another value, and to miss values."""
+    """Even a value the page already shows: a model cloned from demonstrations that skipped
+    those no-op choices (run FG) changed such a select to another value."""
     family = families()[name]
     kinds = {
         tuple(step.type for step in task.solution) for task in map(family.instance, range(300))

@@ -110,7 +110,7 @@ def user_edits() -> tuple[tuple[User, str, str], ...]:
 
 def _edit_steps(user: User, role: str, team: str, save: str = "edit-save") -> list[dict[str, Any]]:
     """Filter the table down to the user, open the edit dialog, choose the role and the team (even
-    one the user already has: a demonstration that skipped it taught models to change it), save."""
+    one the user already has, see ``_settings_steps``), save."""
     return [
         type_text("user-filter", user.name),
         click(f"actions-{user.id}"),
@@ -213,7 +213,8 @@ def _settings_steps(
     email: str, timeout: Choice, retention: Choice, save: bool = True
 ) -> list[dict[str, Any]]:
     """Fill in the settings form, each value the objective names even where the page already
-    shows it (see ``_edit_steps``), and save it."""
+    shows it (run FG's model, cloned from demonstrations that skipped those, changed them to
+    other values), and save it."""
     steps = [
         type_text("set-notify-email", email),
         select("set-timeout", timeout.label),

@@ -220,8 +220,8 @@ def preference_choices() -> tuple[tuple[Account, str, Option, Option, Option], .
 def _prefs_steps(
     account: Account, how: str, zone: Option, language: Option, fmt: Option, save: bool = True
 ) -> list[dict[str, Any]]:
-    """Sign in, open the Preferences tab, set all three (even one the account already has: a
-    demonstration that skipped it taught models to miss the ones that differ), save."""
+    """Sign in, open the Preferences tab, set all three (even one the account already has, as
+    the admin site's ``_settings_steps`` does), save."""
     steps = [
         *_sign_in(account, how),
         click("nav-settings"),
