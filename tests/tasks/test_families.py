@@ -50,7 +50,9 @@ def test_seeds_pick_a_fixed_permutation_of_the_instances() -> None:
     assert task.meta["seed"] == 3 and task.verifier is not None and task.wrong_solutions
 
 
-@pytest.mark.parametrize("name", ["admin-user-edit", "admin-settings", "login-preferences"])
+@pytest.mark.parametrize(
+    "name", ["admin-user-edit", "admin-settings", "login-preferences", "forms-subscribe"]
+)
 def test_a_reference_solution_sets_every_value_its_objective_names(name: str) -> None:
     """Even a value the page already shows: a model cloned from demonstrations that skipped
     those no-op choices (run FG) changed such a select to another value."""

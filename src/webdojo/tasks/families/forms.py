@@ -141,13 +141,12 @@ STOP: dict[str, Any] = {"type": "stop"}
 
 def subscribe(email: str, topic: Choice, frequency: Choice, fmt: Choice) -> Instance:
     def steps(confirm: str, freq: Choice) -> list[dict[str, Any]]:
-        fmt_click = [] if fmt.html_id == "format-html" else [click(fmt.html_id)]  # the default
         return [
             type_text("email", email),
             type_text("email-confirm", confirm),
             click(topic.html_id),
             click(freq.html_id),
-            *fmt_click,
+            click(fmt.html_id),  # also the default format: a demonstration shows every choice
             click("consent"),
             click("submit"),
             STOP,
