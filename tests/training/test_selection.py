@@ -81,6 +81,31 @@ def test_bc_buffer_keeps_the_last_k_iterations_weighted_by_recency(tmp_path: Pat
     assert again["kept"] == 3
 
 
+def test_the_same_episodes_finished_in_another_order_give_the_same_selection(
+    tmp_path: Path,
+) -> None:
+    """A run stores episodes as they finish, and concurrency varies that order: each rule, a
+    seeded bc draw included, must select the same samples in the same order either way."""
+    episodes: dict[str, tuple[Outcome, int]] = {
+        "a#0": (True, 3), "a#1": (False, 2), "b#0": (True, 5), "b#1": (True, 2),
+        "c#0": (False, 3), "c#1": (True, 4),
+    }  # fmt: skip
+    forward = write_run(tmp_path / "forward", episodes)
+    backward = write_run(tmp_path / "backward", dict(reversed(episodes.items())))
+    rules: dict[str, dict[str, object]] = {
+        "bc": {"bc": BcSettings(samples=4, seed=1)},
+        "rft": {},
+        "grpo": {"group_size": 2},
+    }
+    for rule, kw in rules.items():
+        picked = []
+        for run in (forward, backward):
+            run_select([run], tmp_path / f"{rule}-{run.name}", rule, **kw)
+            rows = read_samples(tmp_path / f"{rule}-{run.name}")
+            picked.append([(s.key, s.step, s.weight, s.advantage) for s in rows])
+        assert picked[0] == picked[1] and picked[0], rule
+
+
 def test_rft_takes_the_longest_correct_trajectory_of_mixed_tasks(tmp_path: Path) -> None:
     run = write_run(tmp_path / "r", {
         "a#0": (True, 2), "a#1": (True, 3), "a#2": (False, 2), "a#3": (False, 5),

@@ -51,8 +51,10 @@ def reward_source(run: Path, judge: str | None, judged: dict[str, dict[str, Verd
 
 
 def scored_episodes(runs: list[Path], judge: str | None = None) -> tuple[str, list[Scored]]:
-    """Every finished episode of ``runs`` (oldest run first) with its reward; the source name.
-    All runs must be scored by the same source."""
+    """Every finished episode of ``runs`` (oldest run first, then by key) with its reward; the
+    source name. All runs must be scored by the same source. A run stores its episodes in the
+    order they finished, which concurrency varies: the seeded rules draw from this order, so
+    it must not be that one (two runs of one seed trained on different batches)."""
     judged = {run: judges_of(run) for run in runs}  # every verdict file read once
     sources = {run: reward_source(run, judge, judged[run]) for run in runs}
     if len(set(sources.values())) > 1:
@@ -63,7 +65,7 @@ def scored_episodes(runs: list[Path], judge: str | None = None) -> tuple[str, li
     for iteration, run in enumerate(runs):
         stored = read_run(run)
         verdicts = judged[run].get(source.removeprefix("judge "), {})
-        for key, record in stored.episodes.items():
+        for key, record in sorted(stored.episodes.items()):
             reward, why = _reward(record, verdicts.get(key), source)
             scored.append(Scored(run, iteration, record, stored.steps_of(key), reward, why))
     return source, scored
