@@ -30,7 +30,7 @@ from webdojo.training.tiny_models import load_bundle
 TRAIN = "miniwob:click-test+click-button:1@0"
 HELDOUT = "miniwob:click-test+click-button:1@5000"
 SMALL = ["--rounds", "1", "--group-size", "1", "--max-steps", "3", "--train-steps", "2",
-         "--batch-size", "2"]  # fmt: skip
+         "--on-policy-steps", "3", "--batch-size", "2"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -73,6 +73,10 @@ def test_every_round_is_scored_on_held_out_instances(loop_dir: tuple[Path, dict]
     assert not held & trained
     assert {s.rule for s in read_samples(out / "round-1" / "selection")} <= {"rft", "sft"}
     assert load_bundle(Path(report["rounds"][-1]["checkpoint"])).kind == "tiny"
+    updates = [
+        len((out / f"round-{n}/train/metrics.jsonl").read_text().splitlines()) for n in (0, 1)
+    ]
+    assert updates == [2, 3]  # --train-steps for behaviour cloning, --on-policy-steps after
 
 
 @pytest.mark.browser
@@ -119,6 +123,7 @@ def test_a_resumed_loop_keeps_its_rounds_and_adds_more(loop_dir: tuple[Path, dic
         (["--serve", "tgi"], "choose one of"),
         (["--lr-schedule", "step"], "choose one of"),
         (["--train-steps", "4", "--warmup-steps", "4"], "fewer than the 4 updates"),
+        (["--on-policy-steps", "3", "--warmup-steps", "3"], "fewer than the 3 updates"),
         (["--max-steps", "2", "--tasks", "family:shop-cart-pair:2"], "fits --max-steps 2"),
     ],
 )
@@ -150,15 +155,17 @@ def test_a_used_directory_is_refused_and_a_resume_must_match(tmp_path: Path) -> 
 def test_a_loop_saved_before_a_setting_existed_resumes_with_it_at_its_default(
     tmp_path: Path,
 ) -> None:
-    """A loop-config.json written before --lr-schedule and --warmup-steps existed matches
-    their defaults, and only them."""
+    """A loop-config.json written before --lr-schedule, --warmup-steps and --on-policy-steps
+    existed matches their defaults, and only them."""
     config = LoopConfig(out=tmp_path, resume=True)
     saved = json.loads(json.dumps(config.settings(), default=str))
-    del saved["lr_schedule"], saved["warmup_steps"]
+    del saved["lr_schedule"], saved["warmup_steps"], saved["on_policy_steps"]
     (tmp_path / CONFIG_FILE).write_text(json.dumps(saved))
     config.check()
     with pytest.raises(ConfigError, match=r"other settings than .*: lr_schedule$"):
         replace(config, lr_schedule="cosine").check()
+    with pytest.raises(ConfigError, match=r"other settings than .*: on_policy_steps$"):
+        replace(config, on_policy_steps=60).check()
 
 
 def test_each_built_in_model_has_its_own_recipe_and_a_flag_wins(tmp_path: Path) -> None:
@@ -172,3 +179,6 @@ def test_each_built_in_model_has_its_own_recipe_and_a_flag_wins(tmp_path: Path) 
     assert LoopConfig.for_model(out=tmp_path, model="tiny") == LoopConfig(out=tmp_path)
     given = LoopConfig.for_model(out=tmp_path, model="small", train_steps=300, rounds=1)
     assert (given.train_steps, given.rounds, given.lr) == (300, 1, 1e-3)
+    assert [given.steps(n) for n in (0, 1, 2)] == [300, 300, 300]
+    shorter = replace(given, on_policy_steps=100)  # the rounds after behaviour cloning only
+    assert [shorter.steps(n) for n in (0, 1, 2)] == [300, 100, 100]

@@ -44,7 +44,14 @@ Rounds = Annotated[
     typer.Option(min=0, help="on-policy rounds after round 0 (BC) [default: the model's]"),
 ]
 TrainSteps = Annotated[
-    int | None, typer.Option(min=1, help="updates per round [default: the model's]")
+    int | None,
+    typer.Option(min=1, help="updates in round 0 (and later ones) [default: the model's]"),
+]
+OnPolicySteps = Annotated[
+    int | None,
+    typer.Option(
+        min=1, help="updates per on-policy round [default: the model's, else --train-steps]"
+    ),
 ]
 BatchSize = Annotated[int | None, typer.Option(min=1, help="[default: the model's]")]
 Lr = Annotated[float | None, typer.Option(help="learning rate [default: the model's]")]
@@ -79,6 +86,7 @@ def loop_command(
     held_out: HeldOut = 6,
     max_steps: Annotated[int, typer.Option(min=2, help="step cap per episode")] = 6,
     train_steps: TrainSteps = None,
+    on_policy_steps: OnPolicySteps = None,
     batch_size: BatchSize = None,
     lr: Lr = None,
     lr_schedule: LrSchedule = "constant",

@@ -23,6 +23,8 @@ class Recipe:
 
     rounds: int = 2  # on-policy rounds after the first (behaviour cloning of the teacher)
     train_steps: int = 120  # optimizer steps per round
+    on_policy_steps: int | None = None  # per on-policy round, when not train_steps: those
+    # rounds start from the round before, so they may need fewer
     batch_size: int = 4
     lr: float = 3e-3
     prompt_loss_weight: float = 0.3  # sft updates: the prompts' text in the loss (trainer.py);
@@ -59,6 +61,7 @@ class LoopConfig:
     train_eval: int = 60  # training instances scored after each round (a fixed sample)
     max_steps: int = 6  # cap on steps per episode (generation is the slow part on a CPU)
     train_steps: int = DEFAULT_RECIPE.train_steps
+    on_policy_steps: int | None = DEFAULT_RECIPE.on_policy_steps  # None: train_steps
     batch_size: int = DEFAULT_RECIPE.batch_size
     lr: float = DEFAULT_RECIPE.lr
     lr_schedule: str = "constant"  # each round's updates: constant | linear | cosine (to 0)
@@ -92,7 +95,8 @@ class LoopConfig:
             raise ConfigError(f"--serve {self.serve!r}: choose one of {', '.join(SERVERS)}")
         if self.rule not in RULES:
             raise ConfigError(f"--rule {self.rule!r}: choose one of {', '.join(RULES)}")
-        check_schedule(self.lr_schedule, self.warmup_steps, self.train_steps)
+        for steps in {self.steps(0), self.steps(1)}:
+            check_schedule(self.lr_schedule, self.warmup_steps, steps)
         out = Path(self.out)
         used = out.exists() and any(out.iterdir())
         if used and not self.resume:
@@ -101,6 +105,12 @@ class LoopConfig:
             )
         if used and self.resume:
             self._check_resumable(out)
+
+    def steps(self, number: int) -> int:
+        """Updates in round ``number`` (0: behaviour cloning of the teacher)."""
+        if number == 0 or self.on_policy_steps is None:
+            return self.train_steps
+        return self.on_policy_steps
 
     def settings(self) -> dict[str, Any]:
         """What defines the loop (a resumed one must match): every field but where it runs."""

@@ -138,7 +138,7 @@ def update(
     train_config = TrainConfig(
         mode="rl" if rl else "sft",
         model=config.model,
-        steps=config.train_steps,
+        steps=config.steps(number),
         batch_size=config.batch_size,
         lr=config.lr,
         lr_schedule=config.lr_schedule,
