@@ -156,7 +156,8 @@ def test_a_loop_saved_before_a_setting_existed_resumes_with_it_at_its_default(
     tmp_path: Path,
 ) -> None:
     """A loop-config.json written before --lr-schedule, --warmup-steps and --on-policy-steps
-    existed matches their defaults, and only them."""
+    existed matches what it ran: their defaults (every round as many updates as round 0),
+    and only them."""
     config = LoopConfig(out=tmp_path, resume=True)
     saved = json.loads(json.dumps(config.settings(), default=str))
     del saved["lr_schedule"], saved["warmup_steps"], saved["on_policy_steps"]
@@ -166,19 +167,22 @@ def test_a_loop_saved_before_a_setting_existed_resumes_with_it_at_its_default(
         replace(config, lr_schedule="cosine").check()
     with pytest.raises(ConfigError, match=r"other settings than .*: on_policy_steps$"):
         replace(config, on_policy_steps=60).check()
+    replace(config, on_policy_steps=config.train_steps).check()  # as many as it ran then
 
 
 def test_each_built_in_model_has_its_own_recipe_and_a_flag_wins(tmp_path: Path) -> None:
-    """--model small defaults to the recipe measured for it (docs/learning.md, run R); the
-    others keep the tiny model's; a setting given on the command line is kept."""
+    """--model small defaults to the recipe measured for it (docs/learning.md, runs R and
+    RD'); the others keep the tiny model's; a setting given on the command line is kept."""
     small = LoopConfig.for_model(out=tmp_path, model="small", rounds=None, lr=None)
     assert (small.rounds, small.train_steps, small.batch_size) == (2, 2400, 8)
+    assert [small.steps(n) for n in (0, 1, 2)] == [2400, 1200, 1200]
     assert (small.lr, small.prompt_loss_weight) == (1e-3, 1.0)
     tiny = LoopConfig.for_model(out=tmp_path)
     assert (tiny.rounds, tiny.train_steps, tiny.lr, tiny.prompt_loss_weight) == (2, 120, 3e-3, 0.3)
     assert LoopConfig.for_model(out=tmp_path, model="tiny") == LoopConfig(out=tmp_path)
     given = LoopConfig.for_model(out=tmp_path, model="small", train_steps=300, rounds=1)
     assert (given.train_steps, given.rounds, given.lr) == (300, 1, 1e-3)
-    assert [given.steps(n) for n in (0, 1, 2)] == [300, 300, 300]
-    shorter = replace(given, on_policy_steps=100)  # the rounds after behaviour cloning only
-    assert [shorter.steps(n) for n in (0, 1, 2)] == [300, 100, 100]
+    assert [given.steps(n) for n in (0, 1, 2)] == [300, 300, 300]  # every round, as asked
+    assert [tiny.steps(n) for n in (0, 1, 2)] == [120, 120, 120]  # as many in every round
+    shorter = LoopConfig.for_model(out=tmp_path, model="small", on_policy_steps=100)
+    assert [shorter.steps(n) for n in (0, 1, 2)] == [2400, 100, 100]

@@ -50,7 +50,8 @@ TrainSteps = Annotated[
 OnPolicySteps = Annotated[
     int | None,
     typer.Option(
-        min=1, help="updates per on-policy round [default: the model's, else --train-steps]"
+        min=1,
+        help="updates per on-policy round [default: --train-steps if given, else the model's]",
     ),
 ]
 BatchSize = Annotated[int | None, typer.Option(min=1, help="[default: the model's]")]
@@ -105,8 +106,8 @@ def loop_command(
     95% intervals, against the random policy on the same instances.
 
     Rounds, updates, batch size, learning rate and prompt loss default to the model's recipe:
-    --model small: 2 rounds, 2,400 updates of 8, lr 1e-3, prompt loss 1.0; the others: 2
-    rounds, 120 updates of 4, lr 3e-3, prompt loss 0.3 (docs/learning.md)."""
+    --model small: 2,400 updates of 8, then 2 rounds of 1,200, lr 1e-3, prompt loss 1.0; the
+    others: 2 rounds, 120 updates of 4 each, lr 3e-3, prompt loss 0.3 (docs/learning.md)."""
     options: dict[str, Any] = dict(locals())
     as_json = options.pop("as_json")
     bc = BcSettings(power=options.pop("power"), last_k=options.pop("last_k"), seed=seed)

@@ -33,10 +33,18 @@ class Recipe:
 
 DEFAULT_RECIPE = Recipe()  # tiny, tiny-vl and model directories
 # small: behaviour cloning for longer, with the pages' text in the loss, then two rft rounds
-# as long; on six MiniWoB++ pages held-out success went from 75% after behaviour cloning to
-# 82% after the second rft round, in 25 minutes on 2 cores (docs/learning.md, run R)
+# of half as many updates (they start from the round before); on six MiniWoB++ pages that
+# ended one held-out instance below 2,400 a round, in 25 minutes instead of 33 on 2 cores
+# (docs/learning.md, runs RC' and RD')
 RECIPES = {
-    "small": Recipe(rounds=2, train_steps=2400, batch_size=8, lr=1e-3, prompt_loss_weight=1.0)
+    "small": Recipe(
+        rounds=2,
+        train_steps=2400,
+        on_policy_steps=1200,
+        batch_size=8,
+        lr=1e-3,
+        prompt_loss_weight=1.0,
+    )
 }
 
 
@@ -82,8 +90,10 @@ class LoopConfig:
     @classmethod
     def for_model(cls, **options: Any) -> LoopConfig:
         """A config whose recipe settings left None (or out) are the model's (``recipe``)."""
-        chosen = recipe(str(options.get("model", cls.model)))
-        for name, value in asdict(chosen).items():
+        chosen = asdict(recipe(str(options.get("model", cls.model))))
+        if options.get("train_steps") is not None:
+            chosen["on_policy_steps"] = None  # --train-steps alone sets every round's updates
+        for name, value in chosen.items():
             if options.get(name) is None:
                 options[name] = value
         return cls(**options)
@@ -115,13 +125,15 @@ class LoopConfig:
     def settings(self) -> dict[str, Any]:
         """What defines the loop (a resumed one must match): every field but where it runs."""
         skip = {"out", "resume", "site_port", "rounds"}  # more rounds may be asked on resume
-        return {k: v for k, v in asdict(self).items() if k not in skip}
+        chosen = {k: v for k, v in asdict(self).items() if k not in skip}
+        return chosen | {"on_policy_steps": self.steps(1)}  # what they run, given or not
 
     def _check_resumable(self, out: Path) -> None:
         saved = out / CONFIG_FILE
         if not saved.is_file():
             raise ConfigError(f"{out} holds no loop to resume ({CONFIG_FILE} is missing)")
         before = json.loads(saved.read_text(encoding="utf-8"))
+        before.setdefault("on_policy_steps", before.get("train_steps"))  # then every round's
         now = json.loads(json.dumps(self.settings(), default=str))
         # a setting newer than the saved loop was then at its default
         defaults = json.loads(json.dumps(LoopConfig(out=out).settings(), default=str))
