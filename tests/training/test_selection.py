@@ -87,9 +87,13 @@ def test_the_same_episodes_finished_in_another_order_give_the_same_selection(
     """A run stores episodes as they finish, and concurrency varies that order: each rule, a
     seeded bc draw included, must select the same samples in the same order either way."""
     episodes: dict[str, tuple[Outcome, int]] = {
-        "a#0": (True, 3), "a#1": (False, 2), "b#0": (True, 5), "b#1": (True, 2),
-        "c#0": (False, 3), "c#1": (True, 4),
-    }  # fmt: skip
+        "a#0": (True, 3),
+        "a#1": (False, 2),
+        "b#0": (True, 5),
+        "b#1": (True, 2),
+        "c#0": (False, 3),
+        "c#1": (True, 4),
+    }
     forward = write_run(tmp_path / "forward", episodes)
     backward = write_run(tmp_path / "backward", dict(reversed(episodes.items())))
     rules: dict[str, dict[str, object]] = {
