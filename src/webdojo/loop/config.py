@@ -33,9 +33,9 @@ class Recipe:
 
 DEFAULT_RECIPE = Recipe()  # tiny, tiny-vl and model directories
 # small: behaviour cloning for longer, with the pages' text in the loss, then two rft rounds
-# of half as many updates (they start from the round before); on six MiniWoB++ pages that
-# ended one held-out instance below 2,400 a round, in 25 minutes instead of 33 on 2 cores
-# (docs/learning.md, runs RC' and RD')
+# of half as many updates (they start from the round before); on six MiniWoB++ pages, rft
+# rounds of 1,200 ended one held-out instance below rounds of 2,400 and took 25 minutes in
+# all instead of 33 on 2 cores (docs/learning.md, runs RC' and RD')
 RECIPES = {
     "small": Recipe(
         rounds=2,
