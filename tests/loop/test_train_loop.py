@@ -21,7 +21,7 @@ from webdojo.browser.chromium import find_chromium
 from webdojo.errors import ConfigError
 from webdojo.loop.config import CONFIG_FILE, LoopConfig
 from webdojo.store.run_reader import read_run
-from webdojo.store.verdicts import judges_of
+from webdojo.store.verdicts import judges_of, read_verdicts
 from webdojo.training.samples import read_samples
 from webdojo.training.tiny_models import load_bundle
 
@@ -29,6 +29,7 @@ from webdojo.training.tiny_models import load_bundle
 # kinds, and the held-out ones are other instances of them.
 TRAIN = "miniwob:click-test+click-button:1@0"
 HELDOUT = "miniwob:click-test+click-button:1@5000"
+OOD = "miniwob:focus-text:1@9000"
 SMALL = ["--rounds", "1", "--group-size", "1", "--max-steps", "3", "--train-steps", "2",
          "--on-policy-steps", "3", "--batch-size", "2"]  # fmt: skip
 
@@ -52,7 +53,7 @@ def test_every_round_is_scored_on_held_out_instances(loop_dir: tuple[Path, dict]
             lo, hi = row[f"{name}_ci95"]
             assert 0.0 <= lo <= row[name] <= hi <= 1.0, (name, row)
         assert row["kept"] > 0 and row["loss_last"] > 0 and Path(row["checkpoint"]).is_dir()
-    assert report["instances"] == {"train": 2, "heldout": 2, "train_all": 2}
+    assert report["instances"] == {"train": 2, "heldout": 2, "train_all": 2, "demos": 2}
     lo, hi = report["random_heldout_ci95"]
     assert 0.0 <= lo <= report["random_heldout"] <= hi <= 1.0
     kinds = {"miniwob.click-test", "miniwob.click-button"}  # each kind scored on its own
@@ -71,6 +72,9 @@ def test_every_round_is_scored_on_held_out_instances(loop_dir: tuple[Path, dict]
     trained = {e.task_id for e in demos.episodes.values()}
     assert held == {f"miniwob.{p}.5000" for p in ("click-test", "click-button")}
     assert not held & trained
+    for run in (out / "round-1" / "eval" / "heldout", out / "random" / "heldout", rollout):
+        labels = {v.label for v in read_verdicts(run, "programmatic").values()}
+        assert labels and labels <= {"success", "failure"}, (run, labels)  # its tasks found
     assert {s.rule for s in read_samples(out / "round-1" / "selection")} <= {"rft", "sft"}
     assert load_bundle(Path(report["rounds"][-1]["checkpoint"])).kind == "tiny"
     updates = [
@@ -114,11 +118,33 @@ def test_a_resumed_loop_keeps_its_rounds_and_adds_more(loop_dir: tuple[Path, dic
     assert (kept / "rollout" / "episodes.jsonl").is_file()
 
 
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_page_with_no_demonstration_is_rolled_out_on_but_not_taught(tmp_path: Path) -> None:
+    """--demos: the teacher shows click-test only; the on-policy round rolls out on click-button
+    (the training instances), whose reward is all the loop learns it from."""
+    out = tmp_path / "run"
+    args = ["--tasks", "miniwob:click-button:1@0", "--demos", "miniwob:click-test:1@0"]
+    args += ["--heldout", "miniwob:click-button:1@5000", "--no-random-baseline"]
+    report = last_json(webdojo("train", "loop", *args, "--out", out, *SMALL, "--json"))
+    assert report["instances"] == {"train": 1, "heldout": 1, "train_all": 1, "demos": 1}
+    taught = {e.task_id for e in read_run(out / "demos").episodes.values()}
+    rolled = {e.task_id for e in read_run(out / "round-1" / "rollout").episodes.values()}
+    assert taught == {"miniwob.click-test.0"} and rolled == {"miniwob.click-button.0"}
+    assert [r["round"] for r in report["rounds"]] == [0, 1]
+    assert json.loads((out / CONFIG_FILE).read_text())["demos"] == "miniwob:click-test:1@0"
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (["--heldout", "miniwob:click-test:3@0"], "shares 1 instances"),
         (["--heldout", HELDOUT, "--heldout-ood", "miniwob:click-test:2@9000"], "kinds of task"),
+        (["--heldout", HELDOUT, "--demos", "miniwob:click-button:2@4999"], "with --demos"),
+        (
+            ["--heldout", HELDOUT, "--demos", "miniwob:focus-text:1@0", "--heldout-ood", OOD],
+            "--demos trains on",
+        ),
         (["--rule", "ppo"], "choose one of"),
         (["--serve", "tgi"], "choose one of"),
         (["--lr-schedule", "step"], "choose one of"),

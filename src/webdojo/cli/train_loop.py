@@ -26,6 +26,13 @@ Spec = Annotated[
 OodSpec = Annotated[
     str | None, typer.Option(help="held-out tasks of other kinds (out of distribution)")
 ]
+DemoSpec = Annotated[
+    str | None,
+    typer.Option(
+        help="instances the teacher demonstrates in round 0 [default: --tasks]; on-policy "
+        "rounds roll out on --tasks, so tasks with no demonstration learn from rewards alone"
+    ),
+]
 RolloutTasks = Annotated[
     int, typer.Option(min=1, help="training instances rolled out per on-policy round")
 ]
@@ -76,6 +83,7 @@ def loop_command(
         typer.Option(help="prompt template, NAME[:FIELD=VALUE,...], e.g. compact:objective=last"),
     ] = "compact",
     tasks: Annotated[str, typer.Option(help="training tasks or instances")] = "builtin",
+    demos: DemoSpec = None,
     heldout: Spec = None,
     heldout_ood: OodSpec = None,
     rounds: Rounds = None,

@@ -58,6 +58,8 @@ class LoopConfig:
     model: str = "tiny"  # tiny | tiny-vl | a checkpoint or model directory
     template: str = "compact"  # short prompts: a small model learns from a few hundred tokens
     tasks: str = "builtin"  # the training tasks, or instances: family:NAME:N@S, miniwob:X:N@S
+    demos: str | None = None  # what the teacher demonstrates in round 0 (None: ``tasks``);
+    # training instances outside it are learnt from the environment's rewards alone
     heldout: str | None = None  # held-out instances of the same tasks (in distribution)
     heldout_ood: str | None = None  # held-out tasks or families (out of distribution)
     train_tasks: int = 12  # without --heldout: tasks trained on (a seeded shuffle of the set)
@@ -115,6 +117,12 @@ class LoopConfig:
             )
         if used and self.resume:
             self._check_resumable(out)
+
+    def spec(self, name: str) -> str:
+        """The task spec a set of the loop's instances comes from (``Splits.evaluated``'s names,
+        and ``demos``): written in each run's config, where the judge finds its tasks."""
+        given = {"demos": self.demos, "heldout": self.heldout, "heldout_ood": self.heldout_ood}
+        return given.get(name) or self.tasks  # held out by task: a part of ``tasks``
 
     def steps(self, number: int) -> int:
         """Updates in round ``number`` (0: behaviour cloning of the teacher)."""

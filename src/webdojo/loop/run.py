@@ -1,6 +1,6 @@
 """``run_loop``: the whole learning run, every stage writing under ``out``.
 
-    demos             the scripted teacher on the training instances (judged)
+    demos             the scripted teacher on the training instances, or on ``--demos`` (judged)
     random            the random policy on the held-out instances (the chance level)
     round-0           behaviour cloning of the demonstrations, then greedy evaluation
     round-N (N >= 1)  the model rolls out on a sample of training instances (``group_size``
@@ -52,6 +52,7 @@ def run_loop(config: LoopConfig, say: Say = print, splits: Splits | None = None)
     report = LoopReport.load(out) if config.resume else LoopReport()
     report.instances = {name: len(s.tasks) for name, s in _scored_sets(config, splits).items()}
     report.instances["train_all"] = len(splits.train.tasks)
+    report.instances["demos"] = len(splits.demos.tasks)
     spent = report.seconds
     demos, demos_selection = _demos(config, splits, out, say)
     if "heldout" not in report.random and config.random_baseline:
@@ -75,10 +76,10 @@ def run_loop(config: LoopConfig, say: Say = print, splits: Splits | None = None)
 def _demos(config: LoopConfig, splits: Splits, out: Path, say: Say) -> tuple[Path, Path]:
     demos, selection = out / "demos", out / "demos-selection"
     if not (selection / "samples.jsonl").is_file():  # a resumed loop keeps its demonstrations
-        stages.demos(config, splits.train, demos)
+        stages.demos(config, splits.demos, demos)
         select([demos], selection, SelectSettings(rule="bc", judge=stages.JUDGE))
     rate = summarize(demos).overall.success_rate
-    say(f"demonstrations: the teacher solved {pct(rate)} of {len(splits.train.tasks)} instances")
+    say(f"demonstrations: the teacher solved {pct(rate)} of {len(splits.demos.tasks)} instances")
     return demos, selection
 
 
@@ -86,7 +87,7 @@ def _random(config: LoopConfig, splits: Splits, out: Path, report: LoopReport, s
     for name, tasks in splits.evaluated().items():
         if name == "train":
             continue
-        score = stages.random_baseline(config, tasks, out / "random" / name)
+        score = stages.random_baseline(config, tasks, out / "random" / name, name)
         report.random[name] = {
             "success": score.success.mean,
             "ci95": score.success.ci95(),
@@ -146,7 +147,7 @@ def _round(
         row["checkpoint"] = _last_checkpoint(runs, out, number)
     row["parsed"] = {}
     for name, tasks in _scored_sets(config, splits).items():
-        score = stages.evaluate(config, bundle, tasks, here / "eval" / name)
+        score = stages.evaluate(config, bundle, tasks, here / "eval" / name, name)
         row[name], row[f"{name}_ci95"] = score.success.mean, score.success.ci95()
         row["parsed"][name] = score.parsed
         if name != "train":  # a sample of the training set says little per kind

@@ -7,6 +7,12 @@ they must not share an instance, or the held-out score would be a training score
 evaluated too: none may be of a kind the training set has. Without ``--heldout``, one task set
 is cut by task, as before task families existed.
 
+With ``--demos``, the teacher demonstrates those instances instead of the training ones
+(round 0 clones them, and later rounds mix them in); the on-policy rounds still roll out on
+``--tasks``, so a kind of task with no demonstration is learnt from its rewards alone. The
+demonstrations are training data too: they may not share an instance with ``--heldout`` nor
+a kind with ``--heldout-ood``.
+
 Every task gets the loop's step cap; a task whose reference solution does not fit under it is
 left out (the teacher could not demonstrate it), and a set left empty is an error.
 """
@@ -29,6 +35,12 @@ class Splits:
     train: TaskSet
     heldout: TaskSet
     ood: TaskSet | None = None
+    given_demos: TaskSet | None = None  # --demos; None: the teacher demonstrates ``train``
+
+    @property
+    def demos(self) -> TaskSet:
+        """What the teacher demonstrates in round 0."""
+        return self.given_demos if self.given_demos is not None else self.train
 
     def evaluated(self) -> dict[str, TaskSet]:
         """The sets each round is scored on, by the name the report gives them."""
@@ -42,12 +54,18 @@ def load_splits(config: LoopConfig) -> Splits:
     else:
         train = _capped(load_spec(config.tasks), config, "--tasks")
         held = _capped(load_spec(config.heldout), config, "--heldout")
-        _check_disjoint(train, held)
+        _check_disjoint(train, held, "--tasks")
+    demos = None
+    if config.demos is not None:
+        demos = _capped(load_spec(config.demos), config, "--demos")
+        _check_disjoint(demos, held, "--demos")
     ood = None
     if config.heldout_ood is not None:
         ood = _capped(load_spec(config.heldout_ood), config, "--heldout-ood")
-        _check_other_kinds(train, ood)
-    return Splits(train, held, ood)
+        for trained, flag in ((train, "--tasks"), (demos, "--demos")):
+            if trained is not None:
+                _check_other_kinds(trained, ood, flag)
+    return Splits(train, held, ood, demos)
 
 
 def kind_of(task: Task) -> str:
@@ -77,20 +95,20 @@ def _split_by_task(task_set: TaskSet, config: LoopConfig) -> tuple[TaskSet, Task
     return TaskSet(train, task_set.sites), TaskSet(held, task_set.sites)
 
 
-def _check_disjoint(train: TaskSet, held: TaskSet) -> None:
+def _check_disjoint(train: TaskSet, held: TaskSet, flag: str) -> None:
     shared = sorted({t.id for t in train.tasks} & {t.id for t in held.tasks})
     if shared:
         raise ConfigError(
-            f"--heldout shares {len(shared)} instances with --tasks ({', '.join(shared[:SHOWN])}"
+            f"--heldout shares {len(shared)} instances with {flag} ({', '.join(shared[:SHOWN])}"
             f"{', ...' if len(shared) > SHOWN else ''}): give held-out seeds outside the "
             "training range"
         )
 
 
-def _check_other_kinds(train: TaskSet, ood: TaskSet) -> None:
+def _check_other_kinds(train: TaskSet, ood: TaskSet, flag: str) -> None:
     shared = sorted({kind_of(t) for t in train.tasks} & {kind_of(t) for t in ood.tasks})
     if shared:
         raise ConfigError(
-            f"--heldout-ood holds kinds of task the loop trains on ({', '.join(shared[:SHOWN])}):"
+            f"--heldout-ood holds kinds of task {flag} trains on ({', '.join(shared[:SHOWN])}):"
             " out-of-distribution tasks must come from other families or pages"
         )

@@ -60,7 +60,7 @@ class Score:
 def demos(config: LoopConfig, tasks: TaskSet, out: Path) -> Path:
     """The scripted teacher on the training instances, in the template's syntax, judged."""
     teacher = ScriptedPolicy(template=get_template(config.template))
-    run(config, tasks, teacher, out, "scripted")
+    run(config, tasks, teacher, out, "scripted", "demos")
     judge(out)
     return out
 
@@ -78,25 +78,29 @@ def rollout(
     out: Path,
     temperature: float,
     repeats: int = 1,
+    name: str = "train",
 ) -> Path:
-    """The current model on ``tasks`` (``repeats`` episodes each), judged."""
+    """The current model on ``tasks`` (``repeats`` episodes each) of the set ``name``, judged."""
     with _server(config, bundle, out) as server:
         model = server.model_config(temperature=temperature, max_tokens=config.max_tokens)
         policy = OpenAIPolicy(model, get_template(config.template))
-        run(config, tasks, policy, out, "openai", repeats=repeats)
+        run(config, tasks, policy, out, "openai", name, repeats=repeats)
     judge(out)
     return out
 
 
-def evaluate(config: LoopConfig, bundle: ModelBundle, tasks: TaskSet, out: Path) -> Score:
-    """Greedy episodes on ``tasks``: success with its interval, and the parse rate."""
-    rollout(config, bundle, tasks, out, temperature=0.0)
+def evaluate(
+    config: LoopConfig, bundle: ModelBundle, tasks: TaskSet, out: Path, name: str
+) -> Score:
+    """Greedy episodes on ``tasks`` (the set ``name``): success with its interval, and the
+    parse rate."""
+    rollout(config, bundle, tasks, out, temperature=0.0, name=name)
     return score(out, config.seed, tasks)
 
 
-def random_baseline(config: LoopConfig, tasks: TaskSet, out: Path) -> Score:
+def random_baseline(config: LoopConfig, tasks: TaskSet, out: Path, name: str) -> Score:
     """The random policy on the same instances (what chance gets)."""
-    run(config, tasks, RandomPolicy(seed=config.seed), out, "random")
+    run(config, tasks, RandomPolicy(seed=config.seed), out, "random", name)
     judge(out)
     return score(out, config.seed, tasks)
 
@@ -162,11 +166,19 @@ def examples(selection: Path, config: LoopConfig) -> list[Example]:
 
 
 def run(
-    config: LoopConfig, tasks: TaskSet, policy: Policy, out: Path, name: str, repeats: int = 1
+    config: LoopConfig,
+    tasks: TaskSet,
+    policy: Policy,
+    out: Path,
+    policy_name: str,
+    set_name: str,
+    repeats: int = 1,
 ) -> None:
+    """``tasks`` (instances of the loop's set ``set_name``) run with ``policy``; the run's config
+    names that set's spec, which the judge reads its tasks from."""
     run_config = RunConfig(
-        tasks=config.tasks,
-        policy=name,
+        tasks=config.spec(set_name),
+        policy=policy_name,
         concurrency=config.concurrency,
         repeats=repeats,
         seed=config.seed,
