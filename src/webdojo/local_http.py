@@ -4,17 +4,28 @@
 before it serves), serves in a daemon thread from ``start()``, and stops with ``close()``;
 ``with LoopbackHTTPServer(handler) as server:`` does both. Request threads are daemons, so a
 handler that holds its connection on purpose (a page that never loads) cannot block shutdown.
+A client that hangs up before its response is written (a browser leaving a page, a closed
+context) is normal here and prints nothing; any other error in a handler still prints its
+traceback.
 """
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 
 LOOPBACK = "127.0.0.1"
+
+
+class _QuietOnHangUp(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):  # broken pipe, reset by the peer
+            return
+        super().handle_error(request, client_address)
 
 
 class LoopbackHTTPServer:
@@ -25,7 +36,7 @@ class LoopbackHTTPServer:
         port: int = 0,
         name: str = "webdojo-http",
     ) -> None:
-        self.httpd = ThreadingHTTPServer((host, port), handler)
+        self.httpd = _QuietOnHangUp((host, port), handler)
         self.httpd.daemon_threads = True
         self._thread = threading.Thread(target=self.httpd.serve_forever, name=name, daemon=True)
 

@@ -58,7 +58,7 @@ class Score:
 
 
 def demos(config: LoopConfig, tasks: TaskSet, out: Path) -> Path:
-    """The scripted teacher on the training instances, in the template's syntax, judged."""
+    """The scripted teacher on ``tasks`` (``Splits.demos``), in the template's syntax, judged."""
     teacher = ScriptedPolicy(template=get_template(config.template))
     run(config, tasks, teacher, out, "scripted", "demos")
     judge(out)
