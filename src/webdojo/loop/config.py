@@ -122,7 +122,8 @@ class LoopConfig:
         """The task spec a set of the loop's instances comes from (``Splits.evaluated``'s names,
         and ``demos``): written in each run's config, where the judge finds its tasks."""
         given = {"demos": self.demos, "heldout": self.heldout, "heldout_ood": self.heldout_ood}
-        return given.get(name) or self.tasks  # held out by task: a part of ``tasks``
+        # ``train``, and a set not given: no --demos is ``tasks``, a split by task a part of it
+        return given.get(name) or self.tasks
 
     def steps(self, number: int) -> int:
         """Updates in round ``number`` (0: behaviour cloning of the teacher)."""
