@@ -34,13 +34,8 @@ SHOWN = 3  # shared ids named in an overlap error
 class Splits:
     train: TaskSet
     heldout: TaskSet
+    demos: TaskSet  # what the teacher demonstrates in round 0: --demos, else ``train``
     ood: TaskSet | None = None
-    given_demos: TaskSet | None = None  # --demos; None: the teacher demonstrates ``train``
-
-    @property
-    def demos(self) -> TaskSet:
-        """What the teacher demonstrates in round 0."""
-        return self.given_demos if self.given_demos is not None else self.train
 
     def evaluated(self) -> dict[str, TaskSet]:
         """The sets each round is scored on, by the name the report gives them."""
@@ -65,7 +60,7 @@ def load_splits(config: LoopConfig) -> Splits:
         for trained, flag in ((train, "--tasks"), (demos, "--demos")):
             if trained is not None:
                 _check_other_kinds(trained, ood, flag)
-    return Splits(train, held, ood, demos)
+    return Splits(train, held, train if demos is None else demos, ood)
 
 
 def kind_of(task: Task) -> str:
