@@ -1,5 +1,5 @@
 """An in-page click + screenshot step with and without the post-action check readying the page
-for the screenshot (screenshot.CHECK_AND_PREPARE), in one run, taking turns: the harness behind
+for the screenshot (page_scripts.CHECK_AND_PREPARE), in one run, taking turns: the harness behind
 the "one round trip less" figures in docs/benchmarks.md.
 
     python scripts/check_readies_ab.py latency [--rounds 10] [--steps 40]

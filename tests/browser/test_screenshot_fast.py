@@ -15,12 +15,8 @@ from playwright.async_api import CDPSession
 
 from webdojo.actions import Click
 from webdojo.browser import BrowserHost, BrowserSession, SessionOptions
-from webdojo.browser.screenshot import (
-    _PREPARE,
-    CHECK_AND_PREPARE,
-    playwright_kwargs,
-    viewport_screenshot,
-)
+from webdojo.browser.page_scripts import CHECK_AND_PREPARE, shot_expressions
+from webdojo.browser.screenshot import playwright_kwargs, viewport_screenshot
 from webdojo.browser.tabs import TabState
 from webdojo.errors import MissingDependency, PageCrashed
 from webdojo.observation import ImageFormat, ObservationOptions
@@ -152,16 +148,17 @@ async def test_a_renderer_that_dies_during_the_capture_fails_it_at_once(
         crash.cancel()
 
 
-# --- the check that readies the page (settle.py, screenshot.CHECK_AND_PREPARE) -----------
+# --- the check that readies the page (settle.py, page_scripts.CHECK_AND_PREPARE) --------
 
 
 def _spy_prepares(tab: TabState, cdp: CDPSession) -> list[str]:
     """Record each evaluate the screenshot path sends to ready the page itself."""
     sent: list[str] = []
     send = cdp.send
+    prepare = shot_expressions("prepare")
 
     async def spy(method: str, params: dict[str, Any] | None = None) -> Any:
-        if method == "Runtime.evaluate" and params and params["expression"] == _PREPARE:
+        if method == "Runtime.evaluate" and params and params["expression"] in prepare:
             sent.append(tab.page.url)
         return await send(method, params)
 

@@ -16,22 +16,13 @@ Limitations: cross-origin iframes and closed shadow roots are invisible to the w
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
 
 from playwright.async_api import Page
 from pydantic import BaseModel
 
+from webdojo.browser import page_scripts
 from webdojo.observation import AxTreeMode, Element
-
-
-def _script(name: str) -> str:
-    return resources.files("webdojo.browser").joinpath(name).read_text(encoding="utf-8")
-
-
-HOOKS_JS = _script("hooks.js")  # init script: navigation/popup flags, document token
-DOM_JS = _script("dom.js")  # the snapshot walker
-ACT_JS = _script("act.js")  # executor helpers (locate, select, scroll, check, ...)
 
 
 @dataclass(frozen=True)
@@ -70,12 +61,12 @@ class _Raw(BaseModel):
 
 async def take_snapshot(page: Page, *, lines: bool, marks: bool) -> DomSnapshot:
     """Run dom.js once. With ``marks`` the overlay stays up until ``remove_marks``."""
-    raw = await page.evaluate(DOM_JS, {"lines": lines, "marks": marks})
+    raw = await page_scripts.call(page, "dom", {"lines": lines, "marks": marks})
     return parse_snapshot(raw)
 
 
 async def remove_marks(page: Page) -> None:
-    await page.evaluate(ACT_JS, {"op": "unmark"})
+    await page_scripts.call(page, "act", {"op": "unmark"})
 
 
 def parse_snapshot(text: str | bytes) -> DomSnapshot:

@@ -37,7 +37,7 @@ from webdojo.actions import (
     Type,
     Wait,
 )
-from webdojo.browser.dom import ACT_JS
+from webdojo.browser import page_scripts
 from webdojo.browser.guard import Guard
 from webdojo.browser.hung import unbusy
 from webdojo.browser.netguard import NetGuard
@@ -211,7 +211,7 @@ class Executor:
             point = (x, y)
         async with self._guard(action.describe(), self._opts.action_timeout_s):
             if point is None:
-                moved = await page.evaluate(ACT_JS, {"op": "scroll", "dx": dx, "dy": dy})
+                moved = await page_scripts.call(page, "act", {"op": "scroll", "dx": dx, "dy": dy})
                 if not moved["room"]:  # the page scrolls an inner element: wheel at the centre
                     point = (ctx.viewport_width / 2, ctx.viewport_height / 2)
             if point is not None:
@@ -219,7 +219,7 @@ class Executor:
                 await page.mouse.wheel(dx, dy)
                 # A wheel scroll reaches the DOM at the next frame: wait for it so that the
                 # observation (element boxes, axtree) sees the new scroll position.
-                await page.evaluate(ACT_JS, {"op": "frame"})
+                await page_scripts.call(page, "act", {"op": "frame"})
 
     def _mouse(self) -> Any:
         return self._tabs.current.page.mouse
@@ -236,7 +236,7 @@ class Executor:
 
         async def act() -> None:
             args = {"op": "select", "id": action.element, "option": action.option}
-            result.update(await page.evaluate(ACT_JS, args))
+            result.update(await page_scripts.call(page, "act", args))
 
         await self._interact(action.describe(), act)
         error = result.get("error")
@@ -269,7 +269,7 @@ class Executor:
     async def _history(self, forward: bool) -> None:
         page = self._tabs.current.page
         async with self._guard("reading the tab history", self._opts.action_timeout_s):
-            can = await page.evaluate(ACT_JS, {"op": "history"})
+            can = await page_scripts.call(page, "act", {"op": "history"})
         if can is not None and not can["forward" if forward else "back"]:
             where = "next" if forward else "previous"
             raise ActionFailed(f"there is no {where} page in this tab's history")

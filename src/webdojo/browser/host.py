@@ -25,13 +25,13 @@ from playwright.async_api import Browser, BrowserContext, Playwright, async_play
 from playwright.async_api import Error as PlaywrightError
 
 from webdojo.browser.chromium import BrowserConfig, find_chromium
-from webdojo.browser.dom import HOOKS_JS
 from webdojo.browser.downloads import DownloadRoot
 from webdojo.browser.guard import first_line
 from webdojo.browser.host_dir import HostDir
 from webdojo.browser.netguard import NetGuard
 from webdojo.browser.netpolicy import NetworkPolicy
 from webdojo.browser.options import SessionOptions
+from webdojo.browser.page_scripts import INIT_JS
 from webdojo.browser.session import SETUP_TIMEOUT_S, BrowserSession
 from webdojo.browser.stale_dirs import pid_alive
 from webdojo.browser.windows import WindowWatch
@@ -180,7 +180,7 @@ class BrowserHost:
         try:
             # The init script first: a page that Playwright sets up while a context-level
             # script is being added can miss it (CI once saw a document without hooks).
-            await session._add_init_script(HOOKS_JS)
+            await session._add_init_script(INIT_JS)
             if replayer is not None:  # after the hooks: their document tokens stay truly random
                 session.replayer = replayer
                 await replayer.attach(context)

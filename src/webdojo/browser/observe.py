@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from webdojo.browser import dom
+from webdojo.browser import dom, page_scripts
 from webdojo.browser.guard import Guard, is_navigation_race
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.screenshot import viewport_screenshot
@@ -191,7 +191,7 @@ async def _title(tab: TabState) -> str:
     if hint is not None:
         return hint
     try:
-        found = await asyncio.wait_for(tab.page.evaluate(dom.ACT_JS, {"op": "check"}), 5)
+        found = await asyncio.wait_for(page_scripts.call(tab.page, "act", {"op": "check"}), 5)
     except (PlaywrightError, TimeoutError):
         return ""  # the document is being replaced; the title is not worth failing over
     tab.note(found)

@@ -12,7 +12,7 @@ same episode differ. A page with child frames, or one whose scripts broke the ev
 Playwright's screenshot.
 
 After an input action whose observation takes a screenshot, the evaluate that readies the
-page rides on the post-action check (``CHECK_AND_PREPARE``, settle.py) when that check finds
+page rides on the post-action check (settle.py, ``page_scripts.CHECK_AND_PREPARE``) when it finds
 the same document with nothing started: a step then makes three driver round trips (input,
 check, capture) instead of four. The tab keeps what that evaluate paused
 (``TabState.prepared``) for the capture that follows, and only for it.
@@ -22,31 +22,13 @@ from __future__ import annotations
 
 import asyncio
 import base64
-from importlib import resources
 from typing import Any
 
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from webdojo.browser.dom import ACT_JS
+from webdojo.browser import page_scripts
 from webdojo.browser.tabs import TabState
 from webdojo.observation import ImageFormat, ObservationOptions
-
-SHOT_JS = resources.files("webdojo.browser").joinpath("shot.js").read_text(encoding="utf-8")
-_PREPARE = f"({SHOT_JS})('prepare')"
-_RESUME = f"({SHOT_JS})('resume')"
-# act.js's check, then shot.js's prepare_now if the check found the document it was told of
-# (``args.seen``: token and hooks.js counters) with nothing started since. ``shot`` in the
-# result: what prepare_now returned (null: the fonts were still loading, nothing was done; or
-# the page's scripts broke it, which the capture's own evaluate then meets and falls back on).
-CHECK_AND_PREPARE = f"""(args) => {{
-  const found = ({ACT_JS})(args);
-  const seen = args.seen;
-  if (found.doc && found.doc === seen.doc && found.navs === seen.navs &&
-      found.popups === seen.popups && found.submits === seen.submits) {{
-    try {{ found.shot = ({SHOT_JS})("prepare_now"); }} catch (e) {{ found.shot = null; }}
-  }}
-  return found;
-}}"""
 
 
 async def viewport_screenshot(tab: TabState, options: ObservationOptions, seconds: float) -> bytes:
@@ -56,7 +38,7 @@ async def viewport_screenshot(tab: TabState, options: ObservationOptions, second
     deadline the crash expires (``TabState.on_crash``)."""
     if len(tab.page.frames) > 1:
         if tab.take_prepared():  # paused by the check for a capture that does not come now
-            await (await tab.cdp()).send("Runtime.evaluate", _evaluate(_RESUME))
+            await page_scripts.shot(await tab.cdp(), "resume")
         return await tab.page.screenshot(**playwright_kwargs(options, seconds))
     try:
         async with asyncio.timeout(seconds):
@@ -72,7 +54,7 @@ async def _capture(tab: TabState, options: ObservationOptions) -> bytes | None:
     cdp = await tab.cdp()
     paused = tab.take_prepared()
     if paused is None:
-        prepared = await cdp.send("Runtime.evaluate", _evaluate(_PREPARE))
+        prepared = await page_scripts.shot(cdp, "prepare")
         if "exceptionDetails" in prepared:
             return None
         paused = prepared.get("result", {}).get("value")
@@ -83,12 +65,8 @@ async def _capture(tab: TabState, options: ObservationOptions) -> bytes | None:
         shot = await cdp.send("Page.captureScreenshot", params)
     finally:
         if paused:  # infinite animations paused: play them
-            await cdp.send("Runtime.evaluate", _evaluate(_RESUME))
+            await page_scripts.shot(cdp, "resume")
     return base64.b64decode(shot["data"])
-
-
-def _evaluate(expression: str) -> dict[str, Any]:
-    return {"expression": expression, "awaitPromise": True, "returnByValue": True}
 
 
 def playwright_kwargs(options: ObservationOptions, seconds: float) -> dict[str, Any]:

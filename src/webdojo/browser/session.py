@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from playwright.async_api import BrowserContext, Page
 
 from webdojo.actions import Action, ActionContext, GoBack, GoForward, Goto, Stop, check_action
-from webdojo.browser.dom import ACT_JS
+from webdojo.browser import page_scripts
 from webdojo.browser.executor import Executor
 from webdojo.browser.guard import Guard
 from webdojo.browser.hung import (
@@ -338,7 +338,10 @@ class BrowserSession:
         seconds = self.options.action_timeout_s
         what = "reading the final state"
         async with self._guard(what, seconds, grace=1):  # the bound below comes first
-            raw = await self._bounded(what, seconds, tab.page.evaluate(ACT_JS, args))
+            # The whole source, not the installed function: the read a reward rests on never
+            # runs a function a page could have put in place where the init script did not run.
+            read = tab.page.evaluate(page_scripts.ACT_JS, args)
+            raw = await self._bounded(what, seconds, read)
         storage = {k: _parse_json(v) for k, v in raw["storage"].items()}
         return FinalState(
             url=tab.page.url, title=raw["title"], storage=storage, text=raw["text"], answer=answer

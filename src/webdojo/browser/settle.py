@@ -7,7 +7,7 @@ read runs under the navigation deadline while a navigation may hold it, and unde
 deadline otherwise, so a busy page and a hung navigation give different errors.
 
 When the observation that follows takes a screenshot, the same evaluate readies the page for
-it if nothing was started (screenshot.py ``CHECK_AND_PREPARE``): one driver round trip less
+it if nothing was started (page_scripts.py ``CHECK_AND_PREPARE``): one driver round trip less
 per in-page step.
 """
 
@@ -18,10 +18,9 @@ from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 
-from webdojo.browser.dom import ACT_JS
+from webdojo.browser import page_scripts
 from webdojo.browser.guard import Guard, is_navigation_race
 from webdojo.browser.options import SessionOptions
-from webdojo.browser.screenshot import CHECK_AND_PREPARE
 from webdojo.browser.tabs import TabSet, TabState
 from webdojo.errors import ActionTimeout, NavigationTimeout, PageCrashed
 
@@ -129,11 +128,9 @@ class Settler:
     ) -> tuple[dict[str, Any] | None, bool]:
         """act.js ``op``; with ``seen``, the check that also readies the page for a screenshot
         (CHECK_AND_PREPARE). Returns (record, raced)."""
-        source, args = (
-            (ACT_JS, {"op": op}) if seen is None else (CHECK_AND_PREPARE, {"op": op, "seen": seen})
-        )
+        fn, args = ("act", {"op": op}) if seen is None else ("check", {"op": op, "seen": seen})
         try:
-            return await tab.page.evaluate(source, args), False
+            return await page_scripts.call(tab.page, fn, args), False
         except PlaywrightError as exc:
             if is_navigation_race(exc):
                 return None, True  # the document went away under the evaluate

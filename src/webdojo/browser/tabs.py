@@ -29,7 +29,7 @@ from playwright.async_api import (
 from playwright.async_api import Error as PlaywrightError
 
 from webdojo.background import Background
-from webdojo.browser.dom import HOOKS_JS
+from webdojo.browser.page_scripts import INIT_JS
 from webdojo.errors import BadTab
 from webdojo.observation import Tab
 
@@ -97,7 +97,7 @@ class TabState:
         if self.doc:
             return
         with contextlib.suppress(PlaywrightError, TimeoutError):
-            await asyncio.wait_for(self.page.evaluate(HOOKS_JS), 5)
+            await asyncio.wait_for(self.page.evaluate(INIT_JS), 5)
 
     def mark(self) -> tuple[int, int]:
         return self.loads, self.aborts

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from webdojo.actions import ActionContext, PointerAction, to_viewport_pixels
-from webdojo.browser.dom import ACT_JS
+from webdojo.browser import page_scripts
 from webdojo.browser.guard import Guard
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.tabs import TabSet
@@ -72,7 +72,7 @@ class Targets:
     async def locate(self, element: int, arm: bool = False) -> tuple[float, float, bool]:
         args = {"op": "locate", "id": element, "arm": arm}
         async with self._guard(f"finding element [{element}]", self._opts.action_timeout_s):
-            found = await self._tabs.current.page.evaluate(ACT_JS, args)
+            found = await page_scripts.call(self._tabs.current.page, "act", args)
         error = found.get("error")
         if error == "unknown":
             raise UnknownElement(
@@ -91,5 +91,5 @@ class Targets:
 
     async def disarm(self) -> str | None:
         """Lift the press guard; what a held-back press would have reached (None: nothing)."""
-        found: Any = await self._tabs.current.page.evaluate(ACT_JS, {"op": "disarm"})
+        found: Any = await page_scripts.call(self._tabs.current.page, "act", {"op": "disarm"})
         return found.get("missed") if found else None

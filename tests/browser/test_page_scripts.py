@@ -1,0 +1,103 @@
+"""webdojo's page-side scripts are installed once per document and called by name
+(browser/page_scripts.py): a step sends no script source, a document without them gets the
+whole source and the same answer, and the page cannot replace them."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from webdojo.actions import Click
+from webdojo.browser import BrowserHost, BrowserSession
+from webdojo.browser import page_scripts as ps
+from webdojo.observation import ObservationOptions
+
+pytestmark = pytest.mark.browser
+
+TEXT = ObservationOptions(screenshot=False)
+SHOT = ObservationOptions()
+
+
+def _spy_sources(page: Any) -> list[int]:
+    """The length of the script each ``page.evaluate`` sends."""
+    sent: list[int] = []
+    evaluate = page.evaluate
+
+    async def spy(expression: str, arg: Any = None) -> Any:
+        sent.append(len(expression))
+        return await evaluate(expression, arg)
+
+    page.evaluate = spy
+    return sent
+
+
+async def test_a_step_sends_calls_not_sources(session: BrowserSession, base_url: str) -> None:
+    await session.goto(base_url + "form.html")
+    await session.observe(TEXT)
+    page = session._tabs.current.page
+    assert await page.evaluate("Object.keys(window[Symbol.for('webdojo')].fns).sort()") == [
+        "act",
+        "check",
+        "dom",
+        "shot",
+    ]
+    sent = _spy_sources(page)
+    obs = await session.step(Click(x=5, y=5), SHOT)  # the check readies the capture
+    obs = await session.step(Click(x=5, y=5), ObservationOptions(axtree="full"))  # + dom.js
+    assert obs.last_error is None and obs.axtree
+    assert sent and max(sent) < 300, sent  # act.js alone is 9 KB
+
+
+async def test_a_document_without_them_gets_the_whole_source(
+    host: BrowserHost, base_url: str
+) -> None:
+    """A plain Playwright context has no webdojo init script: each call falls back to the
+    whole source, with the answer the installed function gives."""
+    context = await host.browser.new_context()
+    try:
+        page = await context.new_page()
+        await page.goto(base_url + "form.html")
+        whole = await ps.call(page, "dom", {"lines": True, "marks": False})
+        assert '"elements"' in whole
+        check = await ps.call(page, "act", {"op": "check"})
+        assert check["title"] == await page.title()
+        await page.evaluate(ps.INIT_JS)  # as TabState.ensure_hooks does
+        installed = json.loads(await ps.call(page, "dom", {"lines": True, "marks": False}))
+        before = json.loads(whole)
+        assert before.pop("doc") == "" and installed.pop("doc")  # the hooks' token, now set
+        assert installed == before
+        sent = _spy_sources(page)
+        assert (await ps.call(page, "act", {"op": "check"}))["title"] == check["title"]
+        assert max(sent) < 300
+    finally:
+        await context.close()
+
+
+async def test_the_page_cannot_replace_them(session: BrowserSession, base_url: str) -> None:
+    await session.goto(base_url + "form.html")
+    page = session._tabs.current.page
+    await page.evaluate(
+        """() => {
+      const st = window[Symbol.for('webdojo')];
+      try { st.fns = { act: () => ({ forged: true }) }; } catch (e) {}
+      try { st.fns.act = () => ({ forged: true }); } catch (e) {}
+      try { delete st.fns; } catch (e) {}
+    }"""
+    )
+    found = await ps.call(page, "act", {"op": "check"})
+    assert "forged" not in found and found["doc"]
+
+
+async def test_shot_falls_back_where_missing(host: BrowserHost, base_url: str) -> None:
+    context = await host.browser.new_context()
+    try:
+        page = await context.new_page()
+        await page.goto(base_url + "animate.html")
+        cdp = await context.new_cdp_session(page)
+        answer = await ps.shot(cdp, "prepare")
+        assert "exceptionDetails" not in answer and answer["result"]["value"] is not None
+        assert (await ps.shot(cdp, "resume"))["result"]["value"] == 0
+    finally:
+        await context.close()
