@@ -42,6 +42,7 @@ async def test_a_step_sends_calls_not_sources(session: BrowserSession, base_url:
         "check",
         "dom",
         "shot",
+        "snap",
     ]
     sent = _spy_sources(page)
     obs = await session.step(Click(x=5, y=5), SHOT)  # the check readies the capture
@@ -59,13 +60,14 @@ async def test_a_document_without_them_gets_the_whole_source(
     try:
         page = await context.new_page()
         await page.goto(base_url + "form.html")
-        whole = await ps.call(page, "dom", {"lines": True, "marks": False})
-        assert '"elements"' in whole
+        args = {"lines": True, "marks": False, "ready": True}
+        whole = await ps.call(page, "snap", args)
+        assert '"elements"' in whole["text"] and whole["shot"] == 0  # readied, nothing paused
         check = await ps.call(page, "act", {"op": "check"})
         assert check["title"] == await page.title()
         await page.evaluate(ps.INIT_JS)  # as TabState.ensure_hooks does
-        installed = json.loads(await ps.call(page, "dom", {"lines": True, "marks": False}))
-        before = json.loads(whole)
+        installed = json.loads((await ps.call(page, "snap", args))["text"])
+        before = json.loads(whole["text"])
         assert before.pop("doc") == "" and installed.pop("doc")  # the hooks' token, now set
         assert installed == before
         sent = _spy_sources(page)

@@ -189,9 +189,11 @@ async def test_a_step_readies_the_page_in_its_post_action_check(
     assert tab.prepared is None  # readied for that capture only
 
 
-async def test_a_step_that_loads_a_page_readies_the_new_one_at_capture(
+async def test_a_step_that_loads_a_page_readies_the_new_one_as_it_reads_the_title(
     session: BrowserSession, base_url: str
 ) -> None:
+    """The check saw a navigation start, so it readied nothing; the observation's read of
+    the new page's title readies it (one evaluate), and the capture sends none of its own."""
     await session.goto(base_url + "animate.html")
     await session.observe(PNG)
     tab = session._tabs.current
@@ -199,8 +201,29 @@ async def test_a_step_that_loads_a_page_readies_the_new_one_at_capture(
     obs = await session.step(Click(x=215, y=28), PNG)  # the link: the page opens again, grown
     assert obs.last_error is None and obs.screenshot is not None
     assert obs.url.endswith("?grown")
-    assert prepares == [obs.url]  # the check saw a navigation start: the capture readied it
+    assert prepares == []
+    assert obs.title == "Animate"
     assert Image.open(io.BytesIO(obs.screenshot)).convert("RGB").getpixel((550, 130)) == (0, 0, 200)
+
+
+async def test_a_snapshot_readies_the_page_for_the_capture(
+    session: BrowserSession, base_url: str
+) -> None:
+    """With the element list or the tree, dom.js's evaluate readies a page just loaded for
+    the capture that follows, set-of-marks included; the bytes are still Playwright's."""
+    await session.goto(base_url + "animate.html")
+    await session.observe(PNG)
+    tab = session._tabs.current
+    prepares = _spy_prepares(tab, await tab.cdp())
+    rich = PNG.model_copy(update={"axtree": "viewport", "elements": True})
+    obs = await session.step(Click(x=215, y=28), rich)  # the link: the page loads again
+    assert obs.last_error is None and obs.screenshot is not None and obs.axtree
+    assert prepares == []
+    assert Image.open(io.BytesIO(obs.screenshot)).convert("RGB").getpixel((550, 130)) == (0, 0, 200)
+    assert obs.screenshot == await tab.page.screenshot(**playwright_kwargs(PNG, 10))
+    await session.goto(base_url + "animate.html")
+    marks = await session.observe(PNG.model_copy(update={"marks": True}))
+    assert prepares == [] and marks.screenshot is not None and marks.elements
 
 
 async def test_the_check_leaves_a_page_whose_fonts_load_as_it_is(

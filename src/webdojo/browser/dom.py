@@ -59,10 +59,15 @@ class _Raw(BaseModel):
     nodes: list[list[Any]] = []
 
 
-async def take_snapshot(page: Page, *, lines: bool, marks: bool) -> DomSnapshot:
-    """Run dom.js once. With ``marks`` the overlay stays up until ``remove_marks``."""
-    raw = await page_scripts.call(page, "dom", {"lines": lines, "marks": marks})
-    return parse_snapshot(raw)
+async def take_snapshot(
+    page: Page, *, lines: bool, marks: bool, ready: bool = False
+) -> tuple[DomSnapshot, int | None]:
+    """Run dom.js once. With ``marks`` the overlay stays up until ``remove_marks``. With
+    ``ready`` the same evaluate readies the page for a screenshot (shot.js ``prepare_now``):
+    the second item is what that paused (None: nothing was readied)."""
+    raw = await page_scripts.call(page, "snap", {"lines": lines, "marks": marks, "ready": ready})
+    shot = raw.get("shot")
+    return parse_snapshot(raw["text"]), None if shot is None else int(shot)
 
 
 async def remove_marks(page: Page) -> None:

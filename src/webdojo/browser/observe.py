@@ -99,19 +99,28 @@ async def _capture_parts(
     options: ObservationOptions,
     timings: dict[str, float],
 ) -> tuple[dom.DomSnapshot | None, bytes | None, str]:
-    """The DOM snapshot (if asked for), then the screenshot and the title concurrently."""
+    """The DOM snapshot (if asked for), then the screenshot and the title: one after the
+    other when the title's read readies the page for the capture, else concurrently."""
     seconds = session.action_timeout_s
     snap = None
+    shot: bytes | None
     if options.wants_elements():
         start = time.perf_counter()
         snap = await _snapshot(tab, guard, options, seconds)
         timings["dom"] = _ms(start)
     try:
         start = time.perf_counter()
-        shot, title = await asyncio.gather(
-            _screenshot(tab, guard, options, seconds) if options.screenshot else _none(),
-            _const(snap.title) if snap is not None else _title(tab),
-        )
+        if snap is None and options.screenshot and tab.title_hint is None:
+            # A new page: the read of its title also readies it for the capture. Guarded as
+            # the capture is: a crash ends it at once.
+            async with guard("reading the page", seconds):
+                title = await _title(tab, ready=True)
+            shot = await _screenshot(tab, guard, options, seconds)
+        else:
+            shot, title = await asyncio.gather(
+                _screenshot(tab, guard, options, seconds) if options.screenshot else _none(),
+                _const(snap.title) if snap is not None else _title(tab),
+            )
         if options.screenshot:
             timings["screenshot"] = _ms(start)
     finally:
@@ -125,17 +134,30 @@ async def _capture_parts(
 async def _snapshot(
     tab: TabState, guard: Guard, options: ObservationOptions, seconds: float
 ) -> dom.DomSnapshot:
-    """dom.js once; if a navigation destroys its document, once more after the load."""
+    """dom.js once; if a navigation destroys its document, once more after the load. When a
+    screenshot follows that nothing has readied the page for, the same evaluate readies a
+    page without child frames for it."""
     lines = options.axtree is not AxTreeMode.NONE
+
+    async def read() -> dom.DomSnapshot:
+        ready = options.screenshot and tab.prepared is None and len(tab.page.frames) == 1
+        commits = tab.commits
+        snap, paused = await dom.take_snapshot(
+            tab.page, lines=lines, marks=options.marks, ready=ready
+        )
+        if paused is not None and tab.commits == commits:
+            tab.prepared = (commits, paused)
+        return snap
+
     # two reads and a load, each bounded by ``seconds``; the error names the configured one
     async with guard("reading the page", seconds, grace=seconds + 1):
         try:
-            snap = await dom.take_snapshot(tab.page, lines=lines, marks=options.marks)
+            snap = await read()
         except PlaywrightError as exc:
             if not is_navigation_race(exc):
                 raise
             await tab.page.wait_for_load_state("load", timeout=seconds * 1000)
-            snap = await dom.take_snapshot(tab.page, lines=lines, marks=options.marks)
+            snap = await read()
     tab.note(snap.hooks)
     return snap
 
@@ -186,15 +208,23 @@ async def _unless_committed(tab: TabState, call: Awaitable[bytes]) -> bytes | No
     return None if work.cancelled() else work.result()
 
 
-async def _title(tab: TabState) -> str:
+async def _title(tab: TabState, *, ready: bool = False) -> str:
+    """The title, from the post-action check's hint or read by act.js's check. With ``ready``
+    (a capture follows), the read also readies a page without child frames for it, one
+    evaluate instead of two (page_scripts.CHECK_AND_PREPARE with no ``seen``)."""
     hint, tab.title_hint = tab.title_hint, None
     if hint is not None:
         return hint
+    ready = ready and len(tab.page.frames) == 1
+    commits = tab.commits
+    fn, args = ("check", {"op": "check", "seen": None}) if ready else ("act", {"op": "check"})
     try:
-        found = await asyncio.wait_for(page_scripts.call(tab.page, "act", {"op": "check"}), 5)
+        found = await asyncio.wait_for(page_scripts.call(tab.page, fn, args), 5)
     except (PlaywrightError, TimeoutError):
         return ""  # the document is being replaced; the title is not worth failing over
     tab.note(found)
+    if found.get("shot") is not None and tab.commits == commits:
+        tab.prepared = (commits, int(found["shot"]))
     return str(found.get("title") or "")
 
 

@@ -38,15 +38,16 @@ MISSING = "webdojo:not-installed"  # no script returns this string
 
 def _check_and_prepare(act: str, shot: str) -> str:
     """act.js's check, then shot.js's prepare_now if the check found the document it was told
-    of (``args.seen``: token and hooks.js counters) with nothing started since. ``shot`` in
-    the result: what prepare_now returned (null: the fonts were still loading, nothing was
-    done; or the page's scripts broke it, which the capture's own evaluate then meets and
-    falls back on)."""
+    of (``args.seen``: token and hooks.js counters) with nothing started since, or, with
+    ``seen`` null, any document with the hooks in place (an observation's first read of a
+    new page). ``shot`` in the result: what prepare_now returned (null: the fonts were still
+    loading, nothing was done; or the page's scripts broke it, which the capture's own
+    evaluate then meets and falls back on)."""
     return f"""(args) => {{
   const found = ({act})(args);
   const seen = args.seen;
-  if (found.doc && found.doc === seen.doc && found.navs === seen.navs &&
-      found.popups === seen.popups && found.submits === seen.submits) {{
+  if (found.doc && (!seen || (found.doc === seen.doc && found.navs === seen.navs &&
+      found.popups === seen.popups && found.submits === seen.submits))) {{
     try {{ found.shot = ({shot})("prepare_now"); }} catch (e) {{ found.shot = null; }}
   }}
   return found;
@@ -55,18 +56,36 @@ def _check_and_prepare(act: str, shot: str) -> str:
 
 CHECK_AND_PREPARE = _check_and_prepare(ACT_JS, SHOT_JS)
 
+
+def _snap_and_prepare(dom: str, shot: str) -> str:
+    """dom.js, then with ``opts.ready`` shot.js's prepare_now: ``{text, shot}``, dom.js's JSON
+    text and what prepare_now returned (null: nothing readied)."""
+    return f"""(opts) => {{
+  const text = ({dom})(opts);
+  let shot = null;
+  if (opts.ready) {{ try {{ shot = ({shot})("prepare_now"); }} catch (e) {{ shot = null; }} }}
+  return {{ text, shot }};
+}}"""
+
+
 _INSTALL = f"""(() => {{
   const st = window[Symbol.for("webdojo")];
   if (!st || st.fns) return;
   const fns = {{ act: {ACT_JS}, dom: {DOM_JS}, shot: {SHOT_JS} }};
   fns.check = {_check_and_prepare("fns.act", "fns.shot")};
+  fns.snap = {_snap_and_prepare("fns.dom", "fns.shot")};
   Object.defineProperty(st, "fns", {{ value: Object.freeze(fns), enumerable: false }});
 }})();"""
 
 # The context's init script, and what a document found without it is given (tabs.py).
 INIT_JS = f"{HOOKS_JS}\n{_INSTALL}"
 
-_WHOLE = {"act": ACT_JS, "dom": DOM_JS, "check": CHECK_AND_PREPARE}
+_WHOLE = {
+    "act": ACT_JS,
+    "dom": DOM_JS,
+    "check": CHECK_AND_PREPARE,
+    "snap": _snap_and_prepare(DOM_JS, SHOT_JS),
+}
 _CALL = f"""(a) => {{
   const st = window[Symbol.for("webdojo")];
   const f = st && st.fns ? st.fns[a.fn] : null;
@@ -75,7 +94,7 @@ _CALL = f"""(a) => {{
 
 
 async def call(page: Page, fn: str, args: Any) -> Any:
-    """Run ``fn`` (act, dom or check) with ``args`` in the page's main frame, as
+    """Run ``fn`` (act, dom, check or snap) with ``args`` in the page's main frame, as
     ``page.evaluate(<its source>, args)`` would."""
     result = await page.evaluate(_CALL, {"fn": fn, "args": args})
     if result == MISSING:

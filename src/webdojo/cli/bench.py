@@ -1,4 +1,4 @@
-"""``webdojo bench env|rollout|tasks|cache|adapters|compare-browsergym``: benchmarks that print
+"""``webdojo bench env|rollout|step-cpu|tasks|cache|adapters|...``: benchmarks that print
 ratios to a baseline measured in the same run (``--json``: the result as the last stdout line)."""
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ def _report(table: Any, result: _Result, started: float, as_json: bool) -> None:
 def register(bench_app: typer.Typer) -> None:
     bench_app.command("env")(bench_env)
     bench_app.command("rollout")(bench_rollout)
+    bench_app.command("step-cpu")(bench_step_cpu)
     bench_app.command("tasks")(bench_tasks)
     bench_app.command("cache")(bench_cache)
     bench_app.command("adapters")(bench_adapters)
@@ -52,6 +53,25 @@ def bench_env(
     started = time.perf_counter()
     result = asyncio.run(run_env_bench(iterations=iterations))
     _report(env_bench_table(result), result, started, as_json)
+
+
+def bench_step_cpu(
+    nav: Annotated[bool, typer.Option("--nav", help="goto between two pages, not a click")] = False,
+    rounds: Annotated[int, typer.Option(min=1, help="rounds, the order reversed each")] = 4,
+    seconds: Annotated[float, typer.Option(min=0.5, help="measured seconds per window")] = 6.0,
+    sessions: Annotated[int, typer.Option(help="sessions stepping (0: 8, or 2 with --nav)")] = 0,
+    server: Annotated[bool, typer.Option(help="also step through `webdojo serve`")] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
+) -> None:
+    """Where a step's CPU goes, by process (client, server, driver, browser, renderer, GPU),
+    for webdojo in-process and served against the raw CDP floor, in the same run."""
+    from webdojo.bench.step_cpu import run_step_cpu
+
+    started = time.perf_counter()
+    result = asyncio.run(
+        run_step_cpu(nav=nav, rounds=rounds, seconds=seconds, sessions=sessions, server=server)
+    )
+    _report(result.table(), result, started, as_json)
 
 
 def bench_adapters(

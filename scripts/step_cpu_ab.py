@@ -1,0 +1,83 @@
+"""``webdojo bench step-cpu`` with two more contenders, the ways before two changes of
+2026-11-30, in the same run: the harness behind docs/benchmarks.md's "Where a step's CPU
+goes".
+
+    python scripts/step_cpu_ab.py [--nav] [--rounds 4] [--seconds 6] [--no-server]
+
+- ``in-process, scripts sent whole``: act.js, dom.js and shot.js sent with every call, as
+  before page_scripts.py installed them in each document;
+- ``in-process, title read apart`` (``--nav``): a new page's title read by its own evaluate
+  beside a capture that readies the page itself, as before one read did both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from rich.console import Console
+
+from webdojo.bench.step_cpu import Contender, Setup, Step, run_step_cpu
+from webdojo.browser import observe, page_scripts
+
+
+@contextmanager
+def scripts_sent_whole() -> Iterator[None]:
+    call, shot = page_scripts.call, page_scripts.shot
+
+    async def whole_call(page: Any, fn: str, args: Any) -> Any:
+        return await page.evaluate(page_scripts._WHOLE[fn], args)
+
+    async def whole_shot(cdp: Any, op: str) -> Any:
+        expression = page_scripts.shot_expressions(op)[1]
+        params = {"expression": expression, "awaitPromise": True, "returnByValue": True}
+        return await cdp.send("Runtime.evaluate", params)
+
+    page_scripts.call, page_scripts.shot = whole_call, whole_shot  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        page_scripts.call, page_scripts.shot = call, shot  # type: ignore[assignment]
+
+
+@contextmanager
+def title_read_apart() -> Iterator[None]:
+    title = observe._title
+
+    async def apart(tab: Any, *, ready: bool = False) -> str:
+        return await title(tab)
+
+    observe._title = apart  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        observe._title = title  # type: ignore[assignment]
+
+
+async def before(setup: Setup, inprocess: list[Step]) -> list[Contender]:
+    ways = [Contender("in-process, scripts sent whole", inprocess, scripts_sent_whole)]
+    if setup.nav:
+        ways.append(Contender("in-process, title read apart", inprocess, title_read_apart))
+    return ways
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nav", action="store_true")
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--seconds", type=float, default=6.0)
+    parser.add_argument("--no-server", action="store_true")
+    args = parser.parse_args()
+    result = asyncio.run(
+        run_step_cpu(
+            nav=args.nav,
+            rounds=args.rounds,
+            seconds=args.seconds,
+            server=not args.no_server,
+            extra=before,
+        )
+    )
+    Console(width=160).print(result.table())
