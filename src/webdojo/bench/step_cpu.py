@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import psutil
+from playwright.async_api import Error as PlaywrightError
 from rich.table import Table
 
 from webdojo.actions import Goto
@@ -206,7 +207,11 @@ async def raw_steps(
                 await page.goto(next_url())
             else:
                 await page.mouse.click(*COUNTER_XY)
-            base64.b64decode((await cdp.send("Page.captureScreenshot", shot))["data"])
+            try:
+                data = (await cdp.send("Page.captureScreenshot", shot))["data"]
+            except PlaywrightError:  # now and then just after a load: "Unable to capture"
+                data = (await cdp.send("Page.captureScreenshot", shot))["data"]
+            base64.b64decode(data)
 
         steps.append(step)
     return steps
