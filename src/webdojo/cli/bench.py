@@ -59,7 +59,9 @@ def bench_step_cpu(
     nav: Annotated[bool, typer.Option("--nav", help="goto between two pages, not a click")] = False,
     rounds: Annotated[int, typer.Option(min=1, help="rounds, the order reversed each")] = 4,
     seconds: Annotated[float, typer.Option(min=0.5, help="measured seconds per window")] = 6.0,
-    sessions: Annotated[int, typer.Option(help="sessions stepping (0: 8, or 2 with --nav)")] = 0,
+    sessions: Annotated[
+        int, typer.Option(min=0, help="sessions stepping (0: 8, or 2 with --nav)")
+    ] = 0,
     server: Annotated[bool, typer.Option(help="also step through `webdojo serve`")] = True,
     as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
 ) -> None:
@@ -68,9 +70,12 @@ def bench_step_cpu(
     from webdojo.bench.step_cpu import run_step_cpu
 
     started = time.perf_counter()
-    result = asyncio.run(
-        run_step_cpu(nav=nav, rounds=rounds, seconds=seconds, sessions=sessions, server=server)
-    )
+    try:
+        result = asyncio.run(
+            run_step_cpu(nav=nav, rounds=rounds, seconds=seconds, sessions=sessions, server=server)
+        )
+    except WebdojoError as exc:  # no Chromium, a server that would not start
+        raise _fail(exc) from exc
     _report(result.table(), result, started, as_json)
 
 
