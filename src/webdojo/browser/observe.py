@@ -145,8 +145,7 @@ async def _snapshot(
         snap, paused = await dom.take_snapshot(
             tab.page, lines=lines, marks=options.marks, ready=ready
         )
-        if paused is not None and tab.commits == commits:
-            tab.prepared = (commits, paused)
+        tab.keep_prepared(commits, paused)
         return snap
 
     # two reads and a load, each bounded by ``seconds``; the error names the configured one
@@ -223,8 +222,7 @@ async def _title(tab: TabState, *, ready: bool = False) -> str:
     except (PlaywrightError, TimeoutError):
         return ""  # the document is being replaced; the title is not worth failing over
     tab.note(found)
-    if found.get("shot") is not None and tab.commits == commits:
-        tab.prepared = (commits, int(found["shot"]))
+    tab.keep_prepared(commits, None if found.get("shot") is None else int(found["shot"]))
     return str(found.get("title") or "")
 
 

@@ -62,7 +62,7 @@ class Settler:
             navigated, popup, submitted = tab.note(found)
             tab.title_hint = found["title"]
             if found.get("shot") is not None and not (navigated or popup or submitted):
-                tab.prepared = (tab.commits, int(found["shot"]))
+                tab.keep_prepared(tab.commits, int(found["shot"]))
         if submitted and not navigated:  # its navigation starts a task later
             found, navigated = await self._check(tab, what, "check_later", requests)
             if found:

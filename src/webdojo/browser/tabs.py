@@ -54,7 +54,8 @@ class TabState:
         # capture uses it instead of reading it again (one evaluate less per in-page step).
         self.title_hint: str | None = None
         # (commits, infinite animations paused): the page was readied for a screenshot by the
-        # post-action check, in the document of that commit count (screenshot.py)
+        # post-action check or an observation's first read, in the document of that commit
+        # count (screenshot.py)
         self.prepared: tuple[int, int] | None = None
         self.page_done = False  # the page's done global, as last read (Observation.page_done)
         self.changed = asyncio.Event()  # set on each of the above; waiters clear it
@@ -80,6 +81,13 @@ class TabState:
         if not self.doc:
             return None
         return {"doc": self.doc, "navs": self.navs, "popups": self.popups, "submits": self.submits}
+
+    def keep_prepared(self, commits: int, paused: int | None) -> None:
+        """Keep what a read that readied the page for a screenshot paused (None: it readied
+        nothing), for the capture that follows. ``commits``: the count when the read began;
+        a document committed since voids it (``take_prepared``)."""
+        if paused is not None:
+            self.prepared = (commits, paused)
 
     def take_prepared(self) -> int | None:
         """How many infinite animations the post-action check paused, if it readied this
