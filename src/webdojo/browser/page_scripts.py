@@ -80,9 +80,8 @@ _INSTALL = f"""(() => {{
 # The context's init script, and what a document found without it is given (tabs.py).
 INIT_JS = f"{HOOKS_JS}\n{_INSTALL}"
 
-_WHOLE = {
+_WHOLE = {  # what a call sends where the installed function is missing
     "act": ACT_JS,
-    "dom": DOM_JS,
     "check": CHECK_AND_PREPARE,
     "snap": _snap_and_prepare(DOM_JS, SHOT_JS),
 }
@@ -94,7 +93,7 @@ _CALL = f"""(a) => {{
 
 
 async def call(page: Page, fn: str, args: Any) -> Any:
-    """Run ``fn`` (act, dom, check or snap) with ``args`` in the page's main frame, as
+    """Run ``fn`` (act, check or snap) with ``args`` in the page's main frame, as
     ``page.evaluate(<its source>, args)`` would."""
     result = await page.evaluate(_CALL, {"fn": fn, "args": args})
     if result == MISSING:
