@@ -1,13 +1,16 @@
-"""``webdojo bench step-cpu`` with two more contenders, the ways before two changes of
-2026-11-30, in the same run: the harness behind docs/benchmarks.md's "Where a step's CPU
-goes".
+"""``webdojo bench step-cpu`` with more contenders, the ways before three changes of
+2026-11-30 and 12-01, in the same run: the harness behind docs/benchmarks.md's "Where a
+step's CPU goes".
 
     python scripts/step_cpu_ab.py [--nav] [--rounds 4] [--seconds 6] [--no-server]
 
 - ``in-process, scripts sent whole``: act.js, dom.js and shot.js sent with every call, as
   before page_scripts.py installed them in each document;
 - ``in-process, title read apart`` (``--nav``): a new page's title read by its own evaluate
-  beside a capture that readies the page itself, as before one read did both.
+  beside a capture that readies the page itself, as before one read did both;
+- ``in-process, caret sheet adopted late`` (``--nav``): sessions of their own whose init
+  script leaves the caret sheet to the first capture's preparation, as before the init
+  script adopted it at document start.
 """
 
 from __future__ import annotations
@@ -20,8 +23,11 @@ from typing import Any
 
 from rich.console import Console
 
-from webdojo.bench.step_cpu import Contender, Setup, Step, run_step_cpu
-from webdojo.browser import observe, page_scripts
+from webdojo.bench.step_cpu import Contender, Setup, Step, run_step_cpu, session_steps
+from webdojo.browser import host, observe, page_scripts
+from webdojo.browser.options import SessionOptions
+
+CARET_AT_START = '  try { fns.shot("caret"); } catch (e) {}'
 
 
 @contextmanager
@@ -57,10 +63,27 @@ def title_read_apart() -> Iterator[None]:
         observe._title = title  # type: ignore[assignment]
 
 
+async def caret_adopted_late(setup: Setup) -> list[Step]:
+    """Sessions opened with the init script less its caret line."""
+    init = host.INIT_JS
+    assert CARET_AT_START in init, "page_scripts._INSTALL changed: update CARET_AT_START"
+    host.INIT_JS = init.replace(CARET_AT_START, "")  # type: ignore[misc]
+    opened = []
+    try:
+        for _ in range(setup.sessions):
+            opened.append(await setup.host.new_session(SessionOptions().allowing(setup.urls[0])))
+            await opened[-1].goto(setup.urls[0])
+    finally:
+        host.INIT_JS = init  # type: ignore[misc]
+    return session_steps(setup.stack, opened, setup.urls, setup.nav)
+
+
 async def before(setup: Setup, inprocess: list[Step]) -> list[Contender]:
     ways = [Contender("in-process, scripts sent whole", inprocess, scripts_sent_whole)]
     if setup.nav:
         ways.append(Contender("in-process, title read apart", inprocess, title_read_apart))
+        late = await caret_adopted_late(setup)
+        ways.append(Contender("in-process, caret sheet adopted late", late))
     return ways
 
 

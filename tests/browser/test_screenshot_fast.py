@@ -110,6 +110,23 @@ async def test_the_caret_is_shown_to_the_page_as_hidden_only_by_a_sheet(
     assert await page.evaluate("getComputedStyle(field).caretColor") == "rgba(0, 0, 0, 0)"
 
 
+async def test_a_new_document_hides_its_caret_from_its_start(
+    session: BrowserSession, base_url: str
+) -> None:
+    """The init script adopts the caret sheet before the page's own scripts run, so a capture
+    after a navigation restyles nothing; a page that empties the list gets it back then."""
+    await session.goto(base_url + "caret.html")
+    page = session._tabs.current.page
+    caret = "getComputedStyle(field).caretColor"
+    assert await page.evaluate("window.sheetsAtStart") == 1
+    assert await page.evaluate(caret) == "rgba(0, 0, 0, 0)"  # no capture yet
+    await page.evaluate("document.adoptedStyleSheets = []")
+    assert await page.evaluate(caret) != "rgba(0, 0, 0, 0)"
+    ours, theirs = await _both(session, JPEG)
+    assert ours == theirs
+    assert await page.evaluate(caret) == "rgba(0, 0, 0, 0)"
+
+
 async def test_a_page_with_a_frame_or_broken_scripts_gets_playwrights_screenshot(
     session: BrowserSession,
 ) -> None:

@@ -207,14 +207,21 @@ async def raw_steps(
                 await page.goto(next_url())
             else:
                 await page.mouse.click(*COUNTER_XY)
-            try:
-                data = (await cdp.send("Page.captureScreenshot", shot))["data"]
-            except PlaywrightError:  # now and then just after a load: "Unable to capture"
-                data = (await cdp.send("Page.captureScreenshot", shot))["data"]
-            base64.b64decode(data)
+            base64.b64decode(await _capture(cdp, shot))
 
         steps.append(step)
     return steps
+
+
+async def _capture(cdp: Any, shot: dict[str, Any], tries: int = 10) -> str:
+    """A bare capture. Just after a load, Chromium now and then answers "Unable to capture
+    screenshot" (the new document has no frame yet), twice in a row at times: try again."""
+    for _ in range(tries - 1):
+        try:
+            return str((await cdp.send("Page.captureScreenshot", shot))["data"])
+        except PlaywrightError:
+            await asyncio.sleep(0.005)
+    return str((await cdp.send("Page.captureScreenshot", shot))["data"])
 
 
 def session_steps(

@@ -75,6 +75,7 @@ _INSTALL = f"""(() => {{
   fns.check = {_check_and_prepare("fns.act", "fns.shot")};
   fns.snap = {_snap_and_prepare("fns.dom", "fns.shot")};
   Object.defineProperty(st, "fns", {{ value: Object.freeze(fns), enumerable: false }});
+  try {{ fns.shot("caret"); }} catch (e) {{}}  // before the page has styles: free (shot.js)
 }})();"""
 
 # The context's init script, and what a document found without it is given (tabs.py).

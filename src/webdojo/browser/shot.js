@@ -4,6 +4,9 @@
 // Evaluated as an expression: (op) => result. Used only in a page without child frames.
 // "prepare" waits for the fonts; "prepare_now" (folded into the post-action check, settle.py)
 // readies the page only when they have loaded, and returns null, touching nothing, otherwise.
+// "caret" adopts the caret sheet alone: the init script does it at document start, where it
+// costs nothing; adopted later, into a laid-out page, it restyles and repaints the whole page
+// (about a tenth of a navigation step's CPU, `python scripts/step_cpu_ab.py --nav`).
 (op) => {
   const KEY = Symbol.for("webdojo.shot");
   const st = window[KEY] || (window[KEY] = { resume: [], caret: null });
@@ -24,7 +27,8 @@
       root.adoptedStyleSheets = [...root.adoptedStyleSheets, st.caret];
     }
   };
-  adopt(document);
+  adopt(document);  // a no-op where the init script did it, unless the page replaced the list
+  if (op === "caret") return 0;
   for (let el = document.activeElement, i = 0; el && el.shadowRoot && i < 32; i++) {
     adopt(el.shadowRoot);
     el = el.shadowRoot.activeElement;
