@@ -1,5 +1,5 @@
 """``webdojo bench step-cpu`` with more contenders, the ways before three changes of
-2026-11-30 and 12-01, in the same run: the harness behind docs/benchmarks.md's "Where a
+2026-11-30, in the same run: the harness behind docs/benchmarks.md's "Where a
 step's CPU goes".
 
     python scripts/step_cpu_ab.py [--nav] [--rounds 4] [--seconds 6] [--no-server]
