@@ -18,6 +18,7 @@ main world. The one read a reward rests on, the final state, still sends the who
 
 from __future__ import annotations
 
+import json
 from importlib import resources
 from typing import Any
 
@@ -105,10 +106,7 @@ async def call(page: Page, fn: str, args: Any) -> Any:
 def shot_expressions(op: str) -> tuple[str, str]:
     """shot.js ``op`` as CDP expressions: the call of the installed function, and the whole
     source that is sent where it is missing."""
-    short = (
-        f'((st) => {{ const f = st && st.fns ? st.fns.shot : null; return typeof f === "function"'
-        f' ? f({op!r}) : "{MISSING}"; }})(window[Symbol.for("webdojo")])'
-    )
+    short = f"({_CALL})({json.dumps({'fn': 'shot', 'args': op})})"  # the lookup of call()
     return short, f"({SHOT_JS})({op!r})"
 
 
