@@ -14,7 +14,7 @@ from PIL import Image
 from playwright.async_api import CDPSession
 
 from webdojo.actions import Click
-from webdojo.browser import BrowserHost, BrowserSession, SessionOptions
+from webdojo.browser import BrowserHost, BrowserSession, SessionOptions, page_scripts
 from webdojo.browser.page_scripts import CHECK_AND_PREPARE, shot_expressions
 from webdojo.browser.screenshot import playwright_kwargs, viewport_screenshot
 from webdojo.browser.tabs import TabState
@@ -262,6 +262,25 @@ async def test_the_check_leaves_a_page_whose_fonts_load_as_it_is(
     found = await tab.page.evaluate(CHECK_AND_PREPARE, {"op": "check", "seen": tab.seen()})
     assert found["shot"] == 1  # the infinite animation, paused for a capture
     assert await tab.page.evaluate("g.getAnimations().length") == 0
+
+
+async def test_a_check_that_meets_the_next_document_loaded_readies_it(
+    session: BrowserSession, base_url: str
+) -> None:
+    """On a busy machine the check sent after a navigating click can run in the new document
+    once it has loaded (CI saw it). Loaded with nothing started, that document is readied by
+    the check, as the same document would be; one that has started something is not."""
+    await session.goto(base_url + "animate.html")
+    tab = session._tabs.current
+    gone = {"doc": "the-document-before", "navs": 1, "popups": 0, "submits": 0}
+    found = await tab.page.evaluate(CHECK_AND_PREPARE, {"op": "check", "seen": gone})
+    assert found["ready"] == "complete" and found["shot"] == 1
+    assert tab.note(found) == (False, False, False)  # settle.py keeps the readying
+    await page_scripts.shot(await tab.cdp(), "resume")
+    await tab.page.evaluate("window[Symbol.for('webdojo')].popups = 1")  # it opened a window
+    found = await tab.page.evaluate(CHECK_AND_PREPARE, {"op": "check", "seen": gone})
+    assert "shot" not in found
+    assert tab.note(found)[1]  # settle.py waits for the popup instead
 
 
 async def test_a_page_that_breaks_the_readying_still_steps(

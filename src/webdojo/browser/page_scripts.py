@@ -41,14 +41,19 @@ def _check_and_prepare(act: str, shot: str) -> str:
     """act.js's check, then shot.js's prepare_now if the check found the document it was told
     of (``args.seen``: token and hooks.js counters) with nothing started since, or, with
     ``seen`` null, any document with the hooks in place (an observation's first read of a
-    new page). ``shot`` in the result: what prepare_now returned (null: the fonts were still
-    loading, nothing was done; or the page's scripts broke it, which the capture's own
-    evaluate then meets and falls back on)."""
+    new page). A check sent just as a navigation committed can run in the new document once
+    it has loaded (a busy machine): that one, loaded and with nothing started, is readied
+    too, as TabState.note then reports no navigation to wait for. ``shot`` in the result:
+    what prepare_now returned (null: the fonts were still loading, nothing was done; or the
+    page's scripts broke it, which the capture's own evaluate then meets and falls back on)."""
     return f"""(args) => {{
   const found = ({act})(args);
   const seen = args.seen;
-  if (found.doc && (!seen || (found.doc === seen.doc && found.navs === seen.navs &&
-      found.popups === seen.popups && found.submits === seen.submits))) {{
+  const calm = !found.navs && !found.popups && !found.submits;
+  const same = seen && found.doc === seen.doc && found.navs === seen.navs &&
+      found.popups === seen.popups && found.submits === seen.submits;
+  const loaded = seen && found.doc !== seen.doc && found.ready === "complete" && calm;
+  if (found.doc && (!seen || same || loaded)) {{
     try {{ found.shot = ({shot})("prepare_now"); }} catch (e) {{ found.shot = null; }}
   }}
   return found;
