@@ -34,8 +34,9 @@ from pathlib import Path
 from webdojo.actions import Click, Goto
 from webdojo.bench.browsergym_result import KINDS, OURS, RICH, THEIRS, Block, CompareResult, Round
 from webdojo.bench.cpu_meter import CpuMeter
-from webdojo.bench.env_runners import JPEG_QUALITY, SHOT
+from webdojo.bench.env_runners import SHOT
 from webdojo.bench.pages import COUNTER_XY, write_pages
+from webdojo.bench.raw_page import JPEG_QUALITY
 from webdojo.bench.static import StaticServer
 from webdojo.browser import BrowserConfig, BrowserHost, BrowserSession, SessionOptions
 from webdojo.browser.chromium import find_chromium

@@ -39,7 +39,6 @@ from rich.table import Table
 
 from webdojo.bench.cpu_meter import CpuMeter
 from webdojo.bench.env_runners import (
-    JPEG_QUALITY,
     SHOT,
     RawRunner,
     WebdojoRunner,
@@ -47,6 +46,7 @@ from webdojo.bench.env_runners import (
     pool_resets,
 )
 from webdojo.bench.pages import write_pages
+from webdojo.bench.raw_page import JPEG_QUALITY
 from webdojo.bench.static import StaticServer
 from webdojo.browser import BrowserConfig, BrowserHost, SessionOptions
 from webdojo.observation import AxTreeMode, ObservationOptions

@@ -6,7 +6,7 @@ webdojo (``mouse.click`` + ``screenshot``, ``expect_navigation`` around a naviga
 ``webdojo serve`` does: ``Worker.create`` with a warm pool (a context and page made ahead, and
 with ``preload`` the start page loaded ahead too), timed once a warm context is ready.
 ``FloorRunner`` is the least a reset that pays the page load can cost in this browser: a page
-made ahead, then ``goto`` and a bare ``Page.captureScreenshot`` (no readying of the page).
+made ahead, then ``goto`` and a bare capture (``raw_page.bare_capture``: no readying of the page).
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ from playwright.async_api import Browser, Page
 
 from webdojo.actions import Click
 from webdojo.bench.pages import COUNTER_XY, LINK_XY
+from webdojo.bench.raw_page import JPEG_QUALITY, bare_capture
 from webdojo.browser import BrowserConfig, BrowserHost, BrowserSession, SessionOptions
 from webdojo.observation import Element, ObservationOptions
 from webdojo.server.worker.config import WorkerConfig
 from webdojo.server.worker.core import Worker
 
-JPEG_QUALITY = 80
 SHOT = ObservationOptions(jpeg_quality=JPEG_QUALITY)
 
 
@@ -78,8 +78,7 @@ class FloorRunner(RawRunner):
         assert self.page is not None
         await self.page.goto(url)
         # made after the load: a navigation to another site swaps the renderer under it
-        cdp = await self.page.context.new_cdp_session(self.page)
-        await cdp.send("Page.captureScreenshot", {"format": "jpeg", "quality": JPEG_QUALITY})
+        await bare_capture(await self.page.context.new_cdp_session(self.page))
 
 
 class WebdojoRunner:

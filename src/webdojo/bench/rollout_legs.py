@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import asyncio
-import base64
 import statistics
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -22,6 +21,7 @@ from webdojo.actions import Click
 from webdojo.bench.cpu_meter import CpuMeter
 from webdojo.bench.pages import COUNTER_XY
 from webdojo.bench.percentiles import percentile
+from webdojo.bench.raw_page import JPEG_QUALITY, RawPage
 from webdojo.browser.host import BrowserHost
 from webdojo.browser.options import SessionOptions
 from webdojo.observation import Observation, ObservationOptions
@@ -30,7 +30,6 @@ from webdojo.rollout.episode import EpisodeSpec
 from webdojo.rollout.http_env import HttpEnv
 from webdojo.store.records import EpisodeRecord
 
-JPEG_QUALITY = 80
 SHOT = ObservationOptions(jpeg_quality=JPEG_QUALITY)  # a screenshot, as a VLM agent asks for
 CLICK = Click(x=COUNTER_XY[0], y=COUNTER_XY[1])  # the page's counter button: no navigation
 
@@ -147,34 +146,16 @@ async def saturate_raw(
     cdp: bool = False,
 ) -> Saturation:
     """Hand-written Playwright: ``mouse.click`` + ``screenshot``, the baseline. With ``cdp``
-    ("raw CDP"), the screenshot is a bare CDP ``Page.captureScreenshot`` (no caret hidden, no
-    animation finished): the floor under every screenshot that readies the page."""
-    options = SessionOptions()
-    viewport = {"width": options.viewport_width, "height": options.viewport_height}
-    contexts = [await host.browser.new_context(viewport=viewport) for _ in range(sessions)]  # type: ignore[arg-type]
+    ("raw CDP"), the floor step (``raw_page``): the screenshot is a bare CDP capture."""
+    pages: list[RawPage] = []
     try:
-        pages = [await c.new_page() for c in contexts]
-        for page in pages:
-            await page.goto(url)
-        shot = {"format": "jpeg", "quality": JPEG_QUALITY}
-
-        async def stepper(page: Any) -> StepFn:
-            session = await page.context.new_cdp_session(page) if cdp else None
-
-            async def step() -> None:
-                await page.mouse.click(*COUNTER_XY)
-                if session is None:
-                    await page.screenshot(type="jpeg", quality=JPEG_QUALITY)
-                else:
-                    base64.b64decode((await session.send("Page.captureScreenshot", shot))["data"])
-
-            return step
-
-        steppers = [await stepper(p) for p in pages]
+        for _ in range(sessions):
+            pages.append(await RawPage.open(host.browser, url))
+        steppers: list[StepFn] = [p.click_floor if cdp else p.click_screenshot for p in pages]
         return await _saturate("raw CDP" if cdp else "raw", steppers, warmup_s, window_s)
     finally:
-        for context in contexts:
-            await context.close()
+        for page in pages:
+            await page.close()
 
 
 class _Stepper(Protocol):

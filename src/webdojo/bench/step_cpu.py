@@ -21,7 +21,7 @@ CPU per step in each column.
 from __future__ import annotations
 
 import asyncio
-import base64
+import functools
 import os
 import statistics
 import tempfile
@@ -34,12 +34,12 @@ from pathlib import Path
 from typing import Any
 
 import psutil
-from playwright.async_api import Error as PlaywrightError
 from rich.table import Table
 
 from webdojo.actions import Goto
 from webdojo.bench import rollout_legs as legs
-from webdojo.bench.pages import COUNTER_XY, write_pages
+from webdojo.bench.pages import write_pages
+from webdojo.bench.raw_page import RawPage
 from webdojo.bench.static import StaticServer
 from webdojo.browser.host import BrowserHost
 from webdojo.browser.options import SessionOptions
@@ -192,36 +192,18 @@ def _alternate(a: str, b: str) -> Callable[[], str]:
 async def raw_steps(
     stack: AsyncExitStack, host: BrowserHost, urls: tuple[str, str], n: int, nav: bool
 ) -> list[Step]:
-    shot = {"format": "jpeg", "quality": legs.JPEG_QUALITY}
+    """The floor's steppers (``raw_page``), closed with ``stack``."""
     steps: list[Step] = []
     for _ in range(n):
-        context = await host.browser.new_context(viewport={"width": 1280, "height": 720})
-        stack.push_async_callback(context.close)
-        page = await context.new_page()
-        await page.goto(urls[0])
-        cdp = await context.new_cdp_session(page)
+        page = await RawPage.open(host.browser, urls[0])
+        stack.push_async_callback(page.close)
         next_url = _alternate(*urls)
-
-        async def step(page: Any = page, cdp: Any = cdp, next_url: Any = next_url) -> None:
-            if nav:
-                await page.goto(next_url())
-            else:
-                await page.mouse.click(*COUNTER_XY)
-            base64.b64decode(await _capture(cdp, shot))
-
-        steps.append(step)
+        steps.append(functools.partial(_floor_nav, page, next_url) if nav else page.click_floor)
     return steps
 
 
-async def _capture(cdp: Any, shot: dict[str, Any], tries: int = 10) -> str:
-    """A bare capture. Just after a load, Chromium now and then answers "Unable to capture
-    screenshot" (the new document has no frame yet), twice in a row at times: try again."""
-    for _ in range(tries - 1):
-        try:
-            return str((await cdp.send("Page.captureScreenshot", shot))["data"])
-        except PlaywrightError:
-            await asyncio.sleep(0.005)
-    return str((await cdp.send("Page.captureScreenshot", shot))["data"])
+async def _floor_nav(page: RawPage, next_url: Callable[[], str]) -> None:
+    await page.goto_floor(next_url())
 
 
 def session_steps(
