@@ -73,9 +73,8 @@ def _saturation_table(result: RolloutBenchResult) -> Table:
     sat.add_column("contender", no_wrap=True)
     for col in ("sessions", "steps/s", "% of raw", "p50 ms", "p90 ms", "CPU us", "CPU all"):
         sat.add_column(col, justify="right")
-    raw = result.saturated("raw")
     for s in result.saturation:
-        share = s.steps_per_s / raw.steps_per_s if raw and raw.steps_per_s else None
+        share = result.over(s.name, "raw")
         sat.add_row(
             s.name,
             str(s.sessions),

@@ -10,6 +10,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from webdojo.bench.ratios import paired_ratio
 from webdojo.bench.rollout_legs import RolloutLeg, Saturation
 from webdojo.bench.simulated import LatencyModel
 from webdojo.errors import ConfigError
@@ -102,22 +103,31 @@ class RolloutBenchResult:
     def ratios(self) -> dict[str, float | None]:
         """The target ratios (None where a leg did not run)."""
         a, s = self.leg("async in-process"), self.leg("sync in-process")
-        raw, srv = self.saturated("raw"), self.saturated("server")
         lat = self.latency_ms
         return {
             "async_over_sync": _ratio(_rate(a), _rate(s)),
             "async_over_sync_steady": _ratio(None if a is None else a.steady_steps_per_s, _rate(s)),
-            "server_over_raw": _ratio(_rate(srv), _rate(raw)),
+            "server_over_raw": self.over("server", "raw"),
             "server_latency_ratio": _ratio(
                 lat.get("server", {}).get("p50"), lat.get("in-process", {}).get("p50")
             ),
         }
 
+    def over(self, leg: str, base: str) -> float | None:
+        """A saturated leg's rate over another's (None where either did not run): per round
+        where both have rounds (they took turns: ``ratios.paired_ratio``), else the ratio of
+        the two rates."""
+        a, b = self.saturated(leg), self.saturated(base)
+        if a is None or b is None:
+            return None
+        by_round = paired_ratio(a.rounds, b.rounds)
+        return by_round if by_round is not None else _ratio(a.steps_per_s, b.steps_per_s)
+
     def floor_ratio(self, leg: str = "server") -> float | None:
         """A saturated leg over "raw CDP" (the click and a bare CDP screenshot), the floor any
         framework can reach with this browser (issue 32's targets: 0.95 served, 0.98 in
         process)."""
-        return _ratio(_rate(self.saturated(leg)), _rate(self.saturated("raw CDP")))
+        return self.over(leg, "raw CDP")
 
     def cpu_ceiling(self) -> dict[str, float] | None:
         """What the CPU allows: the async in-process leg's CPU seconds per env step (browsers

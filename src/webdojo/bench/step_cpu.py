@@ -14,8 +14,8 @@ screenshot on its page, or (``nav``) a ``goto`` between its two pages + JPEG scr
 Each process's CPU time (user + system) is read before and after a contender's window and
 filed under what the process is: this Python process (the client), the server, Playwright's
 node drivers, Chromium's browser, renderer and GPU processes, and other Chromium processes.
-Figures are medians over the rounds: steps per second, that rate over the floor's, and ms of
-CPU per step in each column.
+Figures are medians over the rounds: steps per second, that rate over the floor's (the median
+of the rounds' own ratios, ``ratios.paired_ratio``), and ms of CPU per step in each column.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from rich.table import Table
 from webdojo.actions import Goto
 from webdojo.bench import rollout_legs as legs
 from webdojo.bench.pages import write_pages
+from webdojo.bench.ratios import paired_ratio
 from webdojo.bench.raw_page import RawPage
 from webdojo.bench.static import StaticServer
 from webdojo.browser.host import BrowserHost
@@ -136,6 +137,11 @@ class StepCpuResult:
     def rate(self, name: str) -> float:
         return statistics.median(w.steps_per_s for w in self.windows[name])
 
+    def over_floor(self, name: str) -> float:
+        """The contender's rate over the floor's, round by round (``ratios.paired_ratio``)."""
+        rates = [[w.steps_per_s for w in self.windows[n]] for n in (name, FLOOR)]
+        return paired_ratio(*rates) or 0.0
+
     def cpu(self, name: str) -> dict[str, float]:
         windows = self.windows[name]
         by = {
@@ -145,7 +151,6 @@ class StepCpuResult:
         return by
 
     def to_json(self) -> dict[str, Any]:
-        floor = self.rate(FLOOR)
         return {
             "step": self.step,
             "sessions": self.sessions,
@@ -156,7 +161,7 @@ class StepCpuResult:
                 {
                     "name": name,
                     "steps_per_s": round(self.rate(name), 2),
-                    "over_floor": round(self.rate(name) / floor, 3),
+                    "over_floor": self.over_floor(name),
                     "cpu_ms_per_step": self.cpu(name),
                 }
                 for name in self.windows
@@ -170,11 +175,10 @@ class StepCpuResult:
         )
         for header in ("contender", "steps/s", "of floor", *COLUMNS, "total"):
             table.add_column(header, justify="left" if header == "contender" else "right")
-        floor = self.rate(FLOOR)
         for name in self.windows:
             cpu = self.cpu(name)
             cells = [f"{cpu[c]:.1f}" for c in (*COLUMNS, "total")]
-            table.add_row(name, f"{self.rate(name):.1f}", f"{self.rate(name) / floor:.3f}", *cells)
+            table.add_row(name, f"{self.rate(name):.1f}", f"{self.over_floor(name):.3f}", *cells)
         return table
 
 
