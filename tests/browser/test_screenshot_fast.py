@@ -275,6 +275,7 @@ async def test_a_check_that_meets_the_next_document_loaded_readies_it(
     await session.goto(base_url + "animate.html")
     tab = session._tabs.current
     gone = {"doc": "the-document-before", "navs": 1, "popups": 0, "submits": 0}
+    tab.doc, tab.navs = gone["doc"], 1  # the session last read the document before
     found = await tab.page.evaluate(CHECK_AND_PREPARE, {"op": "check", "seen": gone})
     assert found["ready"] == "complete" and found["shot"] == 1
     assert tab.note(found) == (False, False, False)  # settle.py keeps the readying
