@@ -23,9 +23,9 @@ from typing import Any
 
 from rich.console import Console
 
+from webdojo.bench.rollout_legs import open_sessions
 from webdojo.bench.step_cpu import Contender, Setup, Step, run_step_cpu, session_steps
 from webdojo.browser import host, observe, page_scripts
-from webdojo.browser.options import SessionOptions
 
 CARET_AT_START = '  try { fns.shot("caret"); } catch (e) {}'
 
@@ -68,11 +68,8 @@ async def caret_adopted_late(setup: Setup) -> list[Step]:
     init = host.INIT_JS
     assert CARET_AT_START in init, "page_scripts._INSTALL changed: update CARET_AT_START"
     host.INIT_JS = init.replace(CARET_AT_START, "")  # type: ignore[misc]
-    opened = []
     try:
-        for _ in range(setup.sessions):
-            opened.append(await setup.host.new_session(SessionOptions().allowing(setup.urls[0])))
-            await opened[-1].goto(setup.urls[0])
+        opened = await open_sessions(setup.host, setup.urls[0], setup.sessions)
     finally:
         host.INIT_JS = init  # type: ignore[misc]
     return session_steps(setup.stack, opened, setup.urls, setup.nav)

@@ -24,6 +24,7 @@ from webdojo.bench.percentiles import percentile
 from webdojo.bench.raw_page import JPEG_QUALITY, RawPage
 from webdojo.browser.host import BrowserHost
 from webdojo.browser.options import SessionOptions
+from webdojo.browser.session import BrowserSession
 from webdojo.observation import Observation, ObservationOptions
 from webdojo.rollout.engine_core import EngineStats
 from webdojo.rollout.episode import EpisodeSpec
@@ -176,14 +177,20 @@ async def _saturate_sessions(
             await session.aclose()
 
 
-async def saturate_inprocess(
-    host: BrowserHost, url: str, sessions: int, warmup_s: float, window_s: float
-) -> Saturation:
+async def open_sessions(host: BrowserHost, url: str, n: int) -> list[BrowserSession]:
+    """``n`` in-process sessions with default options, each on ``url``."""
     opened = []
-    for _ in range(sessions):
+    for _ in range(n):
         session = await host.new_session(SessionOptions().allowing(url))
         await session.goto(url)
         opened.append(session)
+    return opened
+
+
+async def saturate_inprocess(
+    host: BrowserHost, url: str, sessions: int, warmup_s: float, window_s: float
+) -> Saturation:
+    opened = await open_sessions(host, url, sessions)
     return await _saturate_sessions("in-process", list(opened), warmup_s, window_s)
 
 

@@ -43,7 +43,6 @@ from webdojo.bench.ratios import paired_ratio
 from webdojo.bench.raw_page import RawPage
 from webdojo.bench.static import StaticServer
 from webdojo.browser.host import BrowserHost
-from webdojo.browser.options import SessionOptions
 
 Step = Callable[[], Awaitable[Any]]
 Within = Callable[[], AbstractContextManager[Any]]  # patches in place while a contender runs
@@ -259,10 +258,7 @@ async def run_step_cpu(
         urls = (pages.url("a.html"), pages.url("b.html"))
         host = await stack.enter_async_context(await BrowserHost.launch())
         setup = Setup(stack, host, urls, n, nav)
-        local = []
-        for _ in range(n):
-            local.append(await host.new_session(SessionOptions().allowing(urls[0])))
-            await local[-1].goto(urls[0])
+        local = await legs.open_sessions(host, urls[0], n)
         inprocess = session_steps(stack, local, urls, nav)
         contenders = [
             Contender(FLOOR, await raw_steps(stack, host, urls, n, nav)),
