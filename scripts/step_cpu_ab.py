@@ -1,4 +1,4 @@
-"""``webdojo bench step-cpu`` with more contenders, the ways before three changes of
+"""``webdojo bench step-cpu`` with more contenders, the ways before four changes of
 2026-11-30, in the same run: the harness behind docs/benchmarks.md's "Where a
 step's CPU goes".
 
@@ -6,6 +6,9 @@ step's CPU goes".
 
 - ``in-process, scripts sent whole``: act.js, dom.js and shot.js sent with every call, as
   before page_scripts.py installed them in each document;
+- ``in-process, reads through page.evaluate``: sessions of their own whose post-action check
+  and title reads go through Playwright's evaluate, as before they were bare CDP
+  ``Runtime.evaluate`` calls (``page_scripts.read``, 2026-11-30);
 - ``in-process, title read apart`` (``--nav``): a new page's title read by its own evaluate
   beside a capture that readies the page itself, as before one read did both;
 - ``in-process, caret sheet adopted late`` (``--nav``): sessions of their own whose init
@@ -75,8 +78,31 @@ async def caret_adopted_late(setup: Setup) -> list[Step]:
     return session_steps(setup.stack, opened, setup.urls, setup.nav)
 
 
+async def reads_through_playwright(setup: Setup) -> Contender:
+    """Sessions of their own, whose page_scripts.read runs as page_scripts.call on the page of
+    the tab's CDP session."""
+    opened = await open_sessions(setup.host, setup.urls[0], setup.sessions)
+    pages = {await s._tabs.current.cdp(): s._tabs.current.page for s in opened}
+    read = page_scripts.read
+
+    async def through_page(cdp: Any, fn: str, args: Any) -> Any:
+        return await page_scripts.call(pages[cdp], fn, args)
+
+    @contextmanager
+    def within() -> Iterator[None]:
+        page_scripts.read = through_page  # type: ignore[assignment]
+        try:
+            yield
+        finally:
+            page_scripts.read = read  # type: ignore[assignment]
+
+    steps = session_steps(setup.stack, opened, setup.urls, setup.nav)
+    return Contender("in-process, reads through page.evaluate", steps, within)
+
+
 async def before(setup: Setup, inprocess: list[Step]) -> list[Contender]:
     ways = [Contender("in-process, scripts sent whole", inprocess, scripts_sent_whole)]
+    ways.append(await reads_through_playwright(setup))
     if setup.nav:
         ways.append(Contender("in-process, title read apart", inprocess, title_read_apart))
         late = await caret_adopted_late(setup)

@@ -13,7 +13,7 @@
   const KEY = Symbol.for("webdojo");
   let st = window[KEY];
   if (!st) {
-    st = { navs: 0, popups: 0, doc: "", els: [], overlay: null };
+    st = { navs: 0, popups: 0, submits: 0, doc: "", els: [], overlay: null };  // hooks.js's shape
     Object.defineProperty(window, KEY, { value: st, enumerable: false });
   }
   if (st.overlay) st.overlay.remove();

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from playwright.async_api import Page
+from playwright.async_api import CDPSession
 from pydantic import BaseModel
 
 from webdojo.browser import page_scripts
@@ -60,18 +60,19 @@ class _Raw(BaseModel):
 
 
 async def take_snapshot(
-    page: Page, *, lines: bool, marks: bool, ready: bool = False
+    cdp: CDPSession, *, lines: bool, marks: bool, ready: bool = False
 ) -> tuple[DomSnapshot, int | None]:
     """Run dom.js once. With ``marks`` the overlay stays up until ``remove_marks``. With
     ``ready`` the same evaluate readies the page for a screenshot (shot.js ``prepare_now``):
     the second item is what that paused (None: nothing was readied)."""
-    raw = await page_scripts.call(page, "snap", {"lines": lines, "marks": marks, "ready": ready})
+    args = {"lines": lines, "marks": marks, "ready": ready}
+    raw = await page_scripts.read(cdp, "snap", args)
     shot = raw.get("shot")
     return parse_snapshot(raw["text"]), None if shot is None else int(shot)
 
 
-async def remove_marks(page: Page) -> None:
-    await page_scripts.call(page, "act", {"op": "unmark"})
+async def remove_marks(cdp: CDPSession) -> None:
+    await page_scripts.read(cdp, "act", {"op": "unmark"})
 
 
 def parse_snapshot(text: str | bytes) -> DomSnapshot:

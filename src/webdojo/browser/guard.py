@@ -47,7 +47,17 @@ def first_line(exc: BaseException) -> str:
 def is_navigation_race(exc: BaseException) -> bool:
     """An evaluate that lost its document to a navigation (which is news, not a failure)."""
     text = str(exc)
-    return "context was destroyed" in text or "Cannot find context" in text
+    return any(race in text for race in _RACES)
+
+
+# Playwright's evaluate pins its document's context, which a navigation destroys; a bare
+# Runtime.evaluate (page_scripts.read) may find no context yet, or its renderer swapped.
+_RACES = (
+    "context was destroyed",
+    "Cannot find context",
+    "Cannot find default execution context",
+    "Inspected target navigated",
+)
 
 
 class Guard:

@@ -21,6 +21,7 @@ import contextlib
 import time
 from collections.abc import Awaitable
 from dataclasses import dataclass
+from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
@@ -127,7 +128,7 @@ async def _capture_parts(
         if options.marks:
             with contextlib.suppress(PlaywrightError, WebdojoError):
                 async with guard("removing the marks", seconds):
-                    await dom.remove_marks(tab.page)
+                    await dom.remove_marks(await tab.cdp())
     return snap, shot, title
 
 
@@ -143,7 +144,7 @@ async def _snapshot(
         ready = options.screenshot and tab.prepared is None and len(tab.page.frames) == 1
         commits = tab.commits
         snap, paused = await dom.take_snapshot(
-            tab.page, lines=lines, marks=options.marks, ready=ready
+            await tab.cdp(), lines=lines, marks=options.marks, ready=ready
         )
         tab.keep_prepared(commits, paused)
         return snap
@@ -218,12 +219,17 @@ async def _title(tab: TabState, *, ready: bool = False) -> str:
     commits = tab.commits
     fn, args = ("check", {"op": "check", "seen": None}) if ready else ("act", {"op": "check"})
     try:
-        found = await asyncio.wait_for(page_scripts.call(tab.page, fn, args), 5)
+        found = await asyncio.wait_for(_read(tab, fn, args), 5)
     except (PlaywrightError, TimeoutError):
         return ""  # the document is being replaced; the title is not worth failing over
     tab.note(found)
     tab.keep_prepared(commits, None if found.get("shot") is None else int(found["shot"]))
     return str(found.get("title") or "")
+
+
+async def _read(tab: TabState, fn: str, args: dict[str, Any]) -> Any:
+    """page_scripts.read on the tab, the wait for its CDP session included."""
+    return await page_scripts.read(await tab.cdp(), fn, args)
 
 
 def _axtree(snap: dom.DomSnapshot | None, options: ObservationOptions) -> str | None:

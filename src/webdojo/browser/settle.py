@@ -130,7 +130,7 @@ class Settler:
         (CHECK_AND_PREPARE). Returns (record, raced)."""
         fn, args = ("act", {"op": op}) if seen is None else ("check", {"op": op, "seen": seen})
         try:
-            return await page_scripts.call(tab.page, fn, args), False
+            return await page_scripts.read(await tab.cdp(), fn, args), False
         except PlaywrightError as exc:
             if is_navigation_race(exc):
                 return None, True  # the document went away under the evaluate
