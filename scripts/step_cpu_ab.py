@@ -2,7 +2,7 @@
 2026-11-30, in the same run: the harness behind docs/benchmarks.md's "Where a
 step's CPU goes".
 
-    python scripts/step_cpu_ab.py [--nav] [--rounds 4] [--seconds 6] [--no-server]
+    python scripts/step_cpu_ab.py [--nav] [--rounds 4] [--seconds 6] [--no-server] [--aa]
 
 - ``in-process, scripts sent whole``: act.js, dom.js and shot.js sent with every call, as
   before page_scripts.py installed them in each document;
@@ -14,6 +14,10 @@ step's CPU goes".
 - ``in-process, caret sheet adopted late`` (``--nav``): sessions of their own whose init
   script leaves the caret sheet to the first capture's preparation, as before the init
   script adopted it at document start.
+
+``--aa`` runs none of these but ``in-process again``: the in-process sessions measured twice
+per round, as two contenders. Whatever separates the two is the bench's own noise, the
+least difference between two ways that one run can tell.
 """
 
 from __future__ import annotations
@@ -110,12 +114,17 @@ async def before(setup: Setup, inprocess: list[Step]) -> list[Contender]:
     return ways
 
 
+async def again(setup: Setup, inprocess: list[Step]) -> list[Contender]:
+    return [Contender("in-process again", inprocess)]
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nav", action="store_true")
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=6.0)
     parser.add_argument("--no-server", action="store_true")
+    parser.add_argument("--aa", action="store_true", help="the in-process sessions twice")
     args = parser.parse_args()
     result = asyncio.run(
         run_step_cpu(
@@ -123,7 +132,7 @@ if __name__ == "__main__":
             rounds=args.rounds,
             seconds=args.seconds,
             server=not args.no_server,
-            extra=before,
+            extra=again if args.aa else before,
         )
     )
     Console(width=160).print(result.table())
