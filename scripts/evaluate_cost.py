@@ -40,11 +40,7 @@ async def per_call(tree: ProcessTree, call: Any, calls: int) -> dict[str, float]
     before = tree.read()
     for _ in range(calls):
         await call()
-    after = tree.read()
-    cpu: dict[str, float] = defaultdict(float)
-    for pid, seconds in after.items():
-        cpu[tree.kinds[pid]] += (seconds - before.get(pid, 0.0)) * 1000 / calls
-    return dict(cpu)
+    return tree.per_unit(before, tree.read(), calls)
 
 
 async def run(calls: int, rounds: int) -> dict[str, list[dict[str, float]]]:
@@ -66,7 +62,7 @@ async def run(calls: int, rounds: int) -> dict[str, list[dict[str, float]]]:
             }
             tree, measured = ProcessTree(), defaultdict(list)
             for way in ways.values():
-                await way()  # both answer before anything is timed
+                await way()  # each answers before anything is timed
             for round_ in range(rounds):
                 order = list(ways) if round_ % 2 == 0 else list(reversed(ways))
                 for name in order:

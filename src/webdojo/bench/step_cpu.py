@@ -91,6 +91,15 @@ class ProcessTree:
                 self.kinds[proc.pid] = process_kind(proc)
         return seen
 
+    def per_unit(
+        self, before: dict[int, float], after: dict[int, float], units: int
+    ) -> dict[str, float]:
+        """ms of CPU between two reads, by column, over ``units`` (steps, calls)."""
+        cpu: dict[str, float] = defaultdict(float)
+        for pid, seconds_used in after.items():
+            cpu[self.kinds[pid]] += (seconds_used - before.get(pid, 0.0)) * 1000 / max(units, 1)
+        return dict(cpu)
+
 
 @dataclass(frozen=True)
 class Window:
@@ -112,10 +121,7 @@ async def measure(tree: ProcessTree, steps: list[Step], seconds: float) -> Windo
     before, start = tree.read(), time.perf_counter()
     await asyncio.gather(*(loop(s) for s in steps))
     wall, after = time.perf_counter() - start, tree.read()
-    cpu: dict[str, float] = defaultdict(float)
-    for pid, seconds_used in after.items():
-        cpu[tree.kinds[pid]] += (seconds_used - before.get(pid, 0.0)) * 1000 / max(count, 1)
-    return Window(count / wall, dict(cpu))
+    return Window(count / wall, tree.per_unit(before, after, count))
 
 
 @dataclass(frozen=True)

@@ -21,12 +21,11 @@ import contextlib
 import time
 from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from webdojo.browser import dom, page_scripts
+from webdojo.browser import dom
 from webdojo.browser.guard import Guard, is_navigation_race
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.screenshot import viewport_screenshot
@@ -219,17 +218,12 @@ async def _title(tab: TabState, *, ready: bool = False) -> str:
     commits = tab.commits
     fn, args = ("check", {"op": "check", "seen": None}) if ready else ("act", {"op": "check"})
     try:
-        found = await asyncio.wait_for(_read(tab, fn, args), 5)
+        found = await asyncio.wait_for(tab.read(fn, args), 5)
     except (PlaywrightError, TimeoutError):
         return ""  # the document is being replaced; the title is not worth failing over
     tab.note(found)
     tab.keep_prepared(commits, None if found.get("shot") is None else int(found["shot"]))
     return str(found.get("title") or "")
-
-
-async def _read(tab: TabState, fn: str, args: dict[str, Any]) -> Any:
-    """page_scripts.read on the tab, the wait for its CDP session included."""
-    return await page_scripts.read(await tab.cdp(), fn, args)
 
 
 def _axtree(snap: dom.DomSnapshot | None, options: ObservationOptions) -> str | None:

@@ -122,10 +122,8 @@ async def read(cdp: CDPSession, fn: str, args: Any) -> Any:
     document is current when it arrives: no context is pinned, so a navigation does not
     destroy it midway. Raises Playwright's ``Error`` where the script threw or the page went
     away."""
-    answer = await cdp.send("Runtime.evaluate", _evaluate(_call_expression(fn, args)))
-    if answer.get("result", {}).get("value") == MISSING:
-        whole = f"({_WHOLE[fn]})({json.dumps(args)})"
-        answer = await cdp.send("Runtime.evaluate", _evaluate(whole))
+    whole = f"({_WHOLE[fn]})({json.dumps(args)})"
+    answer = await _installed_or_whole(cdp, _call_expression(fn, args), whole)
     if "exceptionDetails" in answer:
         details = answer["exceptionDetails"]
         raise PlaywrightError(str(details.get("exception", {}).get("description") or details))
@@ -149,7 +147,12 @@ _SHOT = {op: shot_expressions(op) for op in ("prepare", "resume")}
 async def shot(cdp: CDPSession, op: str) -> dict[str, Any]:
     """shot.js ``op`` (prepare or resume) through the tab's CDP session: the answer of
     ``Runtime.evaluate`` (``result.value``, or ``exceptionDetails`` if the page broke it)."""
-    short, whole = _SHOT[op]
+    return await _installed_or_whole(cdp, *_SHOT[op])
+
+
+async def _installed_or_whole(cdp: CDPSession, short: str, whole: str) -> dict[str, Any]:
+    """``Runtime.evaluate``'s answer to ``short`` (the installed function's call), or to
+    ``whole`` (its source) where the function is missing."""
     answer: dict[str, Any] = await cdp.send("Runtime.evaluate", _evaluate(short))
     if answer.get("result", {}).get("value") == MISSING:
         answer = await cdp.send("Runtime.evaluate", _evaluate(whole))

@@ -18,7 +18,6 @@ from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 
-from webdojo.browser import page_scripts
 from webdojo.browser.guard import Guard, is_navigation_race
 from webdojo.browser.options import SessionOptions
 from webdojo.browser.tabs import TabSet, TabState
@@ -130,7 +129,7 @@ class Settler:
         (CHECK_AND_PREPARE). Returns (record, raced)."""
         fn, args = ("act", {"op": op}) if seen is None else ("check", {"op": op, "seen": seen})
         try:
-            return await page_scripts.read(await tab.cdp(), fn, args), False
+            return await tab.read(fn, args), False
         except PlaywrightError as exc:
             if is_navigation_race(exc):
                 return None, True  # the document went away under the evaluate

@@ -29,7 +29,7 @@ from playwright.async_api import (
 from playwright.async_api import Error as PlaywrightError
 
 from webdojo.background import Background
-from webdojo.browser.page_scripts import INIT_JS
+from webdojo.browser import page_scripts
 from webdojo.errors import BadTab
 from webdojo.observation import Tab
 
@@ -105,7 +105,7 @@ class TabState:
         if self.doc:
             return
         with contextlib.suppress(PlaywrightError, TimeoutError):
-            await asyncio.wait_for(self.page.evaluate(INIT_JS), 5)
+            await asyncio.wait_for(self.page.evaluate(page_scripts.INIT_JS), 5)
 
     def mark(self) -> tuple[int, int]:
         return self.loads, self.aborts
@@ -152,6 +152,11 @@ class TabState:
         if self._cdp is None:
             self._cdp = asyncio.ensure_future(self.page.context.new_cdp_session(self.page))
             self._cdp.add_done_callback(_retrieve)
+
+    async def read(self, fn: str, args: dict[str, Any]) -> Any:
+        """page_scripts.read through this page's CDP session (its wait for the session
+        included, under the caller's deadline)."""
+        return await page_scripts.read(await self.cdp(), fn, args)
 
     async def cdp(self) -> CDPSession:
         """The page's CDP session (the caller sets the deadline; waiting does not cancel it)."""
