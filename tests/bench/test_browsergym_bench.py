@@ -32,7 +32,8 @@ def test_both_sides_step_and_the_ratios_are_reported() -> None:
     result = last_json(webdojo(*args, timeout=120))
     for key in RATIOS:
         assert isinstance(result[key], float) and result[key] > 0, key
-    for side in ("webdojo", "webdojo_rich", "browsergym"):
+        assert isinstance(result["floor_ratios"][key], float), key  # raw Playwright's step
+    for side in ("webdojo", "webdojo_rich", "floor", "browsergym"):
         for kind in ("inpage", "nav"):
             stats = result[side][kind]
             assert stats["steps"] == 2 and stats["p50_ms"] > 0 and stats["cpu_ms"] > 0, side
@@ -62,6 +63,8 @@ def test_ratios_are_ours_over_browsergyms_median_of_rounds() -> None:
     assert out["inpage_p50_ratio"] == out["nav_p50_ratio"] == 0.25
     assert out["inpage_cpu_ratio"] == out["nav_cpu_ratio"] == 0.2
     assert out["rich_ratios"]["nav_cpu_ratio"] == 0.2
+    assert out["floor_ratios"]["nav_p50_ratio"] is None  # no floor side in these rounds
+    assert out["floor"]["nav"]["steps"] == 0
     assert out["webdojo"]["inpage"] == {"p50_ms": 50.0, "p90_ms": 60.0, "cpu_ms": 40.0, "steps": 6}
     assert out["browsergym"]["nav"]["cpu_ms"] == 300.0  # CPU per step: median of rounds
     assert median_ratio([1.0], [0.0]) is None  # a side that measured nothing gives no ratio

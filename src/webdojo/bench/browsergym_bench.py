@@ -12,7 +12,9 @@ its own browsers, and times ``steps`` steps of each kind after untimed warm-up s
 each followed by the side's observation. webdojo's is a JPEG screenshot (``webdojo bench env``'s
 step, through ``BrowserSession.step``); BrowserGym's is always a PNG screenshot as an array, a DOM
 snapshot, the accessibility tree and element properties, so ``webdojo_rich`` repeats webdojo's
-steps with the full accessibility tree and the element list too. CPU per step is the side's
+steps with the full accessibility tree and the element list too. ``floor`` steps on the same
+browser after webdojo's sides with nothing but Playwright's click or ``goto`` and a bare CDP
+capture (``raw_page``): what no framework can beat with this browser. CPU per step is the side's
 process tree (python, Playwright's driver, every browser process) over each block of steps,
 read by ``CpuMeter``. BrowserGym runs with ``slow_mo`` 0 and ``pre_observation_delay`` 0 (its
 defaults sleep 1 s per Playwright call and 0.5 s per step). The sides alternate in order, round
@@ -32,11 +34,20 @@ from importlib.metadata import version
 from pathlib import Path
 
 from webdojo.actions import Click, Goto
-from webdojo.bench.browsergym_result import KINDS, OURS, RICH, THEIRS, Block, CompareResult, Round
+from webdojo.bench.browsergym_result import (
+    FLOOR,
+    KINDS,
+    OURS,
+    RICH,
+    THEIRS,
+    Block,
+    CompareResult,
+    Round,
+)
 from webdojo.bench.cpu_meter import CpuMeter
 from webdojo.bench.env_runners import SHOT
 from webdojo.bench.pages import COUNTER_XY, write_pages
-from webdojo.bench.raw_page import JPEG_QUALITY
+from webdojo.bench.raw_page import JPEG_QUALITY, RawPage
 from webdojo.bench.static import StaticServer
 from webdojo.browser import BrowserConfig, BrowserHost, BrowserSession, SessionOptions
 from webdojo.browser.chromium import find_chromium
@@ -141,7 +152,7 @@ def _theirs(
 
 
 async def _ours(pages: str, steps: int, executable: str, result: CompareResult) -> Round:
-    """webdojo's steps, screenshot-only then rich, on one fresh browser."""
+    """webdojo's steps, screenshot-only then rich, then the floor's, on one fresh browser."""
     with StaticServer(pages) as server:
         options = SessionOptions().allowing(server.url(""))
         host = await BrowserHost.launch(BrowserConfig(executable=executable))
@@ -153,26 +164,47 @@ async def _ours(pages: str, steps: int, executable: str, result: CompareResult) 
                 try:
                     await session.goto(server.url("a.html"))
                     await session.observe(observe)
-                    out[side] = await _kinds(session, server, observe, steps)
+                    out[side] = await _kinds(
+                        server, steps, *_session_steps(session, server, observe)
+                    )
                 finally:
                     await session.aclose()
+            raw = await RawPage.open(host.browser, server.url("a.html"))
+            try:
+                out[FLOOR] = await _kinds(server, steps, raw.click_floor, raw.goto_floor)
+            finally:
+                await raw.close()
     return out
 
 
+def _session_steps(
+    session: BrowserSession, server: StaticServer, observe: ObservationOptions
+) -> tuple[Callable[[], Awaitable[None]], Callable[[str], Awaitable[None]]]:
+    """webdojo's in-page step (a click at the counter's pixels) and navigation step."""
+    click = Click(x=COUNTER_XY[0], y=COUNTER_XY[1])
+
+    async def inpage() -> None:
+        await _step(session, click, observe, server.url("a.html"))
+
+    async def nav(url: str) -> None:
+        await _step(session, Goto(url=url), observe, url)
+
+    return inpage, nav
+
+
 async def _kinds(
-    session: BrowserSession, server: StaticServer, observe: ObservationOptions, steps: int
+    server: StaticServer,
+    steps: int,
+    inpage: Callable[[], Awaitable[None]],
+    nav: Callable[[str], Awaitable[None]],
 ) -> dict[str, Block]:
     # a.html -> b.html -> a.html ...: each navigation leaves the page the last one opened
     targets = [server.url("b.html" if i % 2 == 0 else "a.html") for i in range(WARMUP + steps)]
-    click = Click(x=COUNTER_XY[0], y=COUNTER_XY[1])
 
-    async def inpage(i: int) -> None:
-        await _step(session, click, observe, server.url("a.html"))
+    async def nav_to(i: int) -> None:
+        await nav(targets[i])
 
-    async def nav(i: int) -> None:
-        await _step(session, Goto(url=targets[i]), observe, targets[i])
-
-    return {"inpage": await _block(inpage, steps), "nav": await _block(nav, steps)}
+    return {"inpage": await _block(lambda i: inpage(), steps), "nav": await _block(nav_to, steps)}
 
 
 async def _step(

@@ -1,6 +1,8 @@
 """The figures of ``webdojo bench compare-browsergym``: per-step wall and CPU times of each side
 in each round, the ratios (webdojo over BrowserGym: below 1, webdojo is cheaper or faster) and
-their table."""
+their table. The floor (raw Playwright's click or ``goto`` and a bare capture, ``raw_page``)
+is a side too: its ratios over BrowserGym are the least any framework could reach with this
+browser, and webdojo's are read against them."""
 
 from __future__ import annotations
 
@@ -13,8 +15,8 @@ from rich.table import Table
 from webdojo.bench.percentiles import percentile
 
 KINDS = ("inpage", "nav")
-OURS, RICH, THEIRS = "webdojo", "webdojo_rich", "browsergym"
-SIDES = (OURS, RICH, THEIRS)
+OURS, RICH, FLOOR, THEIRS = "webdojo", "webdojo_rich", "floor", "browsergym"
+SIDES = (OURS, RICH, FLOOR, THEIRS)
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,7 @@ class CompareResult:
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = dict(self.ratios())
         out["rich_ratios"] = self.ratios(RICH)
+        out["floor_ratios"] = self.ratios(FLOOR)
         for side in SIDES:
             out[side] = {kind: self.stats(side, kind) for kind in KINDS}
         out.update(

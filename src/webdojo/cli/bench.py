@@ -106,7 +106,8 @@ def bench_compare_browsergym(
     as_json: Annotated[bool, typer.Option("--json", help="print the results as JSON")] = False,
 ) -> None:
     """webdojo's in-page and navigation steps against BrowserGym 0.14.3's, on the same pages and
-    Chromium (BrowserGym runs in .venv-browsergym: `make browsergym-venv`)."""
+    Chromium, with the floor's (raw Playwright, a bare capture) beside them (BrowserGym runs in
+    .venv-browsergym: `make browsergym-venv`)."""
     from webdojo.bench.browsergym_bench import run_compare
 
     started = time.perf_counter()

@@ -1,0 +1,172 @@
+"""A navigation step's latency, webdojo's against the floor's, with contenders: the harness
+behind docs/benchmarks.md's navigation figures beside BrowserGym.
+
+    python scripts/nav_latency_ab.py [--rounds 6] [--steps 20] [--flags NAME='ARGS' ...]
+
+On ``bench compare-browsergym``'s two pages, each contender gets a fresh browser per round
+and times ``steps`` navigation steps (``goto`` the other page, then a JPEG of the viewport)
+and as many in-page steps (a click at the counter button), after 2 untimed ones of each; the
+contenders take turns, in reverse order every other round. Printed: the medians over the
+rounds of each round's p50, and of the CPU per step of the whole process tree.
+
+- ``floor``: raw Playwright's ``goto`` (or click) and a bare ``Page.captureScreenshot``
+  (``bench.raw_page``, as ``bench compare-browsergym``'s floor side);
+- ``webdojo``: ``BrowserSession.step`` as ``bench compare-browsergym`` runs it;
+- ``webdojo, no probe before a navigation``: the same without ``hung.unbusy``, the check
+  that the old document is not stuck in a script (measurement only: without it a navigation
+  away from a busy page waits out its deadline);
+- ``--flags NAME='ARGS'``: webdojo with Chromium flags added to the launch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from webdojo.actions import Click, Goto
+from webdojo.bench.cpu_meter import CpuMeter
+from webdojo.bench.env_runners import SHOT
+from webdojo.bench.pages import COUNTER_XY, write_pages
+from webdojo.bench.raw_page import RawPage
+from webdojo.bench.static import StaticServer
+from webdojo.browser import BrowserConfig, BrowserHost, SessionOptions, executor
+
+WARMUP = 2
+# one step: a navigation goes to the URL, a click ignores it
+Step = Callable[[str], Awaitable[None]]
+Contender = Callable[[StaticServer], AbstractAsyncContextManager[tuple[Step, Step]]]
+
+
+def webdojo(extra_args: tuple[str, ...] = (), probe: bool = True) -> Contender:
+    @asynccontextmanager
+    async def steps(server: StaticServer) -> Any:
+        host = await BrowserHost.launch(BrowserConfig(extra_args=extra_args))
+        async with host:
+            session = await host.new_session(SessionOptions().allowing(server.url("")))
+            await session.goto(server.url("a.html"))
+            await session.observe(SHOT)
+
+            async def nav(url: str) -> None:
+                with _probe(probe):
+                    obs = await session.step(Goto(url=url), SHOT)
+                assert obs.last_error is None and obs.url == url, obs.last_error
+
+            async def click(url: str) -> None:
+                obs = await session.step(Click(x=COUNTER_XY[0], y=COUNTER_XY[1]), SHOT)
+                assert obs.last_error is None, obs.last_error
+
+            try:
+                yield nav, click
+            finally:
+                await session.aclose()
+
+    return steps
+
+
+class _probe:
+    """``hung.unbusy`` as it is (``on``), or left out for the step it wraps."""
+
+    def __init__(self, on: bool) -> None:
+        self.on, self.saved = on, executor.unbusy
+
+    def __enter__(self) -> None:
+        if not self.on:
+            executor.unbusy = _nothing
+
+    def __exit__(self, *exc: object) -> None:
+        executor.unbusy = self.saved
+
+
+async def _nothing(tab: object) -> None:
+    return None
+
+
+@asynccontextmanager
+async def floor(server: StaticServer) -> Any:
+    host = await BrowserHost.launch()
+    async with host:
+        raw = await RawPage.open(host.browser, server.url("a.html"))
+
+        async def click(url: str) -> None:
+            await raw.click_floor()
+
+        try:
+            yield raw.goto_floor, click
+        finally:
+            await raw.close()
+
+
+async def one_round(contender: Contender, server: StaticServer, steps: int) -> dict[str, Any]:
+    """p50 (ms) and CPU per step (ms) of each kind of step, on a fresh browser."""
+    out: dict[str, Any] = {}
+    async with contender(server) as (nav, click):
+        for kind, step in (("nav", nav), ("inpage", click)):
+            urls = [server.url("b.html" if i % 2 == 0 else "a.html") for i in range(WARMUP + steps)]
+            for url in urls[:WARMUP]:
+                await step(url)
+            times = []
+            with CpuMeter() as meter:
+                for url in urls[WARMUP:]:
+                    started = time.perf_counter()
+                    await step(url)
+                    times.append((time.perf_counter() - started) * 1000)
+            assert meter.usage is not None
+            out[kind] = (statistics.median(times), meter.usage.tree_cpu_s * 1000 / steps)
+    return out
+
+
+async def run(contenders: dict[str, Contender], rounds: int, steps: int) -> dict[str, list[Any]]:
+    results: dict[str, list[Any]] = {name: [] for name in contenders}
+    pages = Path(tempfile.mkdtemp(prefix="webdojo-nav-latency-"))
+    write_pages(pages)
+    with StaticServer(str(pages)) as server:
+        for number in range(rounds):
+            names = list(contenders) if number % 2 == 0 else list(contenders)[::-1]
+            for name in names:
+                results[name].append(await one_round(contenders[name], server, steps))
+    return results
+
+
+def table(results: dict[str, list[Any]]) -> Table:
+    out = Table("contender", "nav p50", "nav CPU", "in-page p50", "in-page CPU", "nav p50 by round")
+    for name, rounds in results.items():
+        cells = [
+            f"{statistics.median(r[kind][part] for r in rounds):.1f} ms"
+            for kind in ("nav", "inpage")
+            for part in (0, 1)
+        ]
+        by_round = " ".join(f"{r['nav'][0]:.0f}" for r in rounds)
+        out.add_row(name, *cells, by_round)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--flags", action="append", default=[], metavar="NAME='ARGS'")
+    args = parser.parse_args()
+    contenders: dict[str, Contender] = {
+        "floor": floor,
+        "webdojo": webdojo(),
+        "webdojo, no probe before a navigation": webdojo(probe=False),
+    }
+    for spec in args.flags:
+        name, _, flags = spec.partition("=")
+        contenders[f"webdojo, {name}"] = webdojo(tuple(flags.split()))
+    results = asyncio.run(run(contenders, args.rounds, args.steps))
+    Console().print(table(results))
+
+
+if __name__ == "__main__":
+    main()
