@@ -33,6 +33,7 @@ def test_both_sides_step_and_the_ratios_are_reported() -> None:
     for key in RATIOS:
         assert isinstance(result[key], float) and result[key] > 0, key
         assert isinstance(result["floor_ratios"][key], float), key  # raw Playwright's step
+        assert isinstance(result["webdojo_over_floor"][key], float), key
     for side in ("webdojo", "webdojo_rich", "floor", "browsergym"):
         for kind in ("inpage", "nav"):
             stats = result[side][kind]
@@ -65,6 +66,12 @@ def test_ratios_are_ours_over_browsergyms_median_of_rounds() -> None:
     assert out["rich_ratios"]["nav_cpu_ratio"] == 0.2
     assert out["floor_ratios"]["nav_p50_ratio"] is None  # no floor side in these rounds
     assert out["floor"]["nav"]["steps"] == 0
+    result.by_round[0]["floor"] = {  # one round with a floor
+        k: Block(ms=[25.0, 25.0], cpu_ms=20.0) for k in ("inpage", "nav")
+    }
+    over = result.to_json()["webdojo_over_floor"]
+    assert over["nav_p50_ratio"] == 2.0 and over["inpage_cpu_ratio"] == 2.0  # 50/25, 40/20
+    assert "nav p50 2" in str(result.table().caption)
     assert out["webdojo"]["inpage"] == {"p50_ms": 50.0, "p90_ms": 60.0, "cpu_ms": 40.0, "steps": 6}
     assert out["browsergym"]["nav"]["cpu_ms"] == 300.0  # CPU per step: median of rounds
     assert median_ratio([1.0], [0.0]) is None  # a side that measured nothing gives no ratio

@@ -71,21 +71,23 @@ class CompareResult:
             "steps": len(times),
         }
 
-    def ratio(self, kind: str, measure: str, side: str = OURS) -> float | None:
-        """``side`` over BrowserGym, ``measure`` "cpu" or "p50", median of per-round ratios."""
+    def ratio(self, kind: str, measure: str, side: str = OURS, base: str = THEIRS) -> float | None:
+        """``side`` over ``base`` (BrowserGym), ``measure`` "cpu" or "p50", median of
+        per-round ratios."""
 
         def value(block: Block) -> float:
             if measure == "cpu":
                 return block.cpu_ms
             return percentile(block.ms, 50) or 0.0
 
-        ours = [value(r[side][kind]) for r in self.by_round if side in r and THEIRS in r]
-        theirs = [value(r[THEIRS][kind]) for r in self.by_round if side in r and THEIRS in r]
-        return median_ratio(ours, theirs)
+        rounds = [r for r in self.by_round if side in r and base in r]
+        return median_ratio(
+            [value(r[side][kind]) for r in rounds], [value(r[base][kind]) for r in rounds]
+        )
 
-    def ratios(self, side: str = OURS) -> dict[str, float | None]:
+    def ratios(self, side: str = OURS, base: str = THEIRS) -> dict[str, float | None]:
         return {
-            f"{kind}_{measure}_ratio": self.ratio(kind, measure, side)
+            f"{kind}_{measure}_ratio": self.ratio(kind, measure, side, base)
             for kind in KINDS
             for measure in ("cpu", "p50")
         }
@@ -94,6 +96,7 @@ class CompareResult:
         out: dict[str, Any] = dict(self.ratios())
         out["rich_ratios"] = self.ratios(RICH)
         out["floor_ratios"] = self.ratios(FLOOR)
+        out["webdojo_over_floor"] = self.ratios(OURS, base=FLOOR)
         for side in SIDES:
             out[side] = {kind: self.stats(side, kind) for kind in KINDS}
         out.update(
@@ -128,6 +131,11 @@ class CompareResult:
                 else:
                     cells += [_text(self.ratio(kind, m, side)) for m in ("p50", "cpu")]
                 table.add_row(kind, side, *cells)
+        over = self.ratios(OURS, base=FLOOR)
+        table.caption = "webdojo over the floor: " + ", ".join(
+            f"{kind} p50 {_text(over[f'{kind}_p50_ratio'])}, CPU {_text(over[f'{kind}_cpu_ratio'])}"
+            for kind in KINDS
+        )
         return table
 
 
