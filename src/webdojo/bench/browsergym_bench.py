@@ -13,8 +13,9 @@ each followed by the side's observation. webdojo's is a JPEG screenshot (``webdo
 step, through ``BrowserSession.step``); BrowserGym's is always a PNG screenshot as an array, a DOM
 snapshot, the accessibility tree and element properties, so ``webdojo_rich`` repeats webdojo's
 steps with the full accessibility tree and the element list too. ``floor`` steps on the same
-browser after webdojo's sides with nothing but Playwright's click or ``goto`` and a bare CDP
-capture (``raw_page``): what no framework can beat with this browser. CPU per step is the side's
+browser as webdojo's sides (after them, or before them every other round) with nothing but
+Playwright's click or ``goto`` and a bare CDP capture (``raw_page``): what no framework can
+beat with this browser. CPU per step is the side's
 process tree (python, Playwright's driver, every browser process) over each block of steps,
 read by ``CpuMeter``. BrowserGym runs with ``slow_mo`` 0 and ``pre_observation_delay`` 0 (its
 defaults sleep 1 s per Playwright call and 0.5 s per step). The sides alternate in order, round
@@ -152,29 +153,35 @@ def _theirs(
 
 
 async def _ours(pages: str, steps: int, executable: str, result: CompareResult) -> Round:
-    """webdojo's steps, screenshot-only then rich, then the floor's, on one fresh browser."""
+    """webdojo's steps, screenshot-only then rich, and the floor's, on one fresh browser. The
+    floor goes last in even rounds and first in odd ones: whoever goes first meets a browser
+    that has loaded nothing yet."""
     with StaticServer(pages) as server:
-        options = SessionOptions().allowing(server.url(""))
         host = await BrowserHost.launch(BrowserConfig(executable=executable))
         async with host:
             result.chromium = f"{host.version} ({host.executable})"
+            floor_first = len(result.by_round) % 2 == 1
             out: Round = {}
-            for side, observe in ((OURS, SHOT), (RICH, RICH_OBS)):
-                session = await host.new_session(options)
-                try:
-                    await session.goto(server.url("a.html"))
-                    await session.observe(observe)
-                    out[side] = await _kinds(
-                        server, steps, *_session_steps(session, server, observe)
-                    )
-                finally:
-                    await session.aclose()
-            raw = await RawPage.open(host.browser, server.url("a.html"))
-            try:
-                out[FLOOR] = await _kinds(server, steps, raw.click_floor, raw.goto_floor)
-            finally:
-                await raw.close()
+            for side in (FLOOR, OURS, RICH) if floor_first else (OURS, RICH, FLOOR):
+                out[side] = await _side(host, server, side, steps)
     return out
+
+
+async def _side(host: BrowserHost, server: StaticServer, side: str, steps: int) -> dict[str, Block]:
+    if side == FLOOR:
+        raw = await RawPage.open(host.browser, server.url("a.html"))
+        try:
+            return await _kinds(server, steps, raw.click_floor, raw.goto_floor)
+        finally:
+            await raw.close()
+    observe = SHOT if side == OURS else RICH_OBS
+    session = await host.new_session(SessionOptions().allowing(server.url("")))
+    try:
+        await session.goto(server.url("a.html"))
+        await session.observe(observe)
+        return await _kinds(server, steps, *_session_steps(session, server, observe))
+    finally:
+        await session.aclose()
 
 
 def _session_steps(
