@@ -25,8 +25,8 @@ import asyncio
 import statistics
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -73,18 +73,16 @@ def webdojo(extra_args: tuple[str, ...] = (), probe: bool = True) -> Contender:
     return steps
 
 
-class _probe:
+@contextmanager
+def _probe(on: bool) -> Iterator[None]:
     """``hung.unbusy`` as it is (``on``), or left out for the step it wraps."""
-
-    def __init__(self, on: bool) -> None:
-        self.on, self.saved = on, executor.unbusy
-
-    def __enter__(self) -> None:
-        if not self.on:
-            executor.unbusy = _nothing
-
-    def __exit__(self, *exc: object) -> None:
-        executor.unbusy = self.saved
+    saved = executor.unbusy
+    if not on:
+        executor.unbusy = _nothing
+    try:
+        yield
+    finally:
+        executor.unbusy = saved
 
 
 async def _nothing(tab: object) -> None:

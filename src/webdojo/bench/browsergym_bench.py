@@ -15,11 +15,11 @@ snapshot, the accessibility tree and element properties, so ``webdojo_rich`` rep
 steps with the full accessibility tree and the element list too. ``floor`` steps on the same
 browser as webdojo's sides (after them, or before them every other round) with nothing but
 Playwright's click or ``goto`` and a bare CDP capture (``raw_page``): what no framework can
-beat with this browser. CPU per step is the side's
-process tree (python, Playwright's driver, every browser process) over each block of steps,
-read by ``CpuMeter``. BrowserGym runs with ``slow_mo`` 0 and ``pre_observation_delay`` 0 (its
-defaults sleep 1 s per Playwright call and 0.5 s per step). The sides alternate in order, round
-by round, with fresh browsers; each ratio is the median of the per-round ratios.
+beat with this browser. CPU per step is the side's process tree (python, Playwright's driver,
+every browser process) over each block of steps, read by ``CpuMeter``. BrowserGym runs with
+``slow_mo`` 0 and ``pre_observation_delay`` 0 (its defaults sleep 1 s per Playwright call and
+0.5 s per step). The sides alternate in order, round by round, with fresh browsers; each ratio
+is the median of the per-round ratios.
 """
 
 from __future__ import annotations
@@ -154,8 +154,8 @@ def _theirs(
 
 async def _ours(pages: str, steps: int, executable: str, result: CompareResult) -> Round:
     """webdojo's steps, screenshot-only then rich, and the floor's, on one fresh browser. The
-    floor goes last in even rounds and first in odd ones: whoever goes first meets a browser
-    that has loaded nothing yet."""
+    floor goes last in the first round, first in the second, and so on: whoever goes first
+    meets a browser that has loaded nothing yet."""
     with StaticServer(pages) as server:
         host = await BrowserHost.launch(BrowserConfig(executable=executable))
         async with host:

@@ -72,8 +72,8 @@ class CompareResult:
         }
 
     def ratio(self, kind: str, measure: str, side: str = OURS, base: str = THEIRS) -> float | None:
-        """``side`` over ``base`` (BrowserGym), ``measure`` "cpu" or "p50", median of
-        per-round ratios."""
+        """``side`` over ``base`` (by default BrowserGym), ``measure`` "cpu" or "p50", the
+        median of per-round ratios."""
 
         def value(block: Block) -> float:
             if measure == "cpu":
