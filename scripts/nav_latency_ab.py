@@ -4,10 +4,11 @@ behind docs/benchmarks.md's navigation figures beside BrowserGym.
     python scripts/nav_latency_ab.py [--rounds 6] [--steps 20] [--flags NAME='ARGS' ...]
 
 On ``bench compare-browsergym``'s two pages, each contender gets a fresh browser per round
-and times ``steps`` navigation steps (``goto`` the other page, then a JPEG of the viewport)
-and as many in-page steps (a click at the counter button), after 2 untimed ones of each; the
-contenders take turns, in reverse order every other round. Printed: the medians over the
-rounds of each round's p50, and of the CPU per step of the whole process tree.
+and times ``steps`` in-page steps (a click at the counter button) and as many navigation
+steps (``goto`` the other page), each followed by a JPEG of the viewport, after 2 untimed
+ones of each (``browsergym_bench.time_kinds``); the contenders take turns, in reverse order
+every other round. Printed: the medians over the rounds of each round's p50, and of the CPU
+per step of the whole process tree.
 
 - ``floor``: raw Playwright's ``goto`` (or click) and a bare ``Page.captureScreenshot``
   (``bench.raw_page``, as ``bench compare-browsergym``'s floor side);
@@ -24,7 +25,6 @@ import argparse
 import asyncio
 import statistics
 import tempfile
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from pathlib import Path
@@ -34,17 +34,16 @@ from rich.console import Console
 from rich.table import Table
 
 from webdojo.actions import Click, Goto
-from webdojo.bench.cpu_meter import CpuMeter
+from webdojo.bench.browsergym_bench import time_kinds
 from webdojo.bench.env_runners import SHOT
 from webdojo.bench.pages import COUNTER_XY, write_pages
 from webdojo.bench.raw_page import RawPage
 from webdojo.bench.static import StaticServer
 from webdojo.browser import BrowserConfig, BrowserHost, SessionOptions, executor
 
-WARMUP = 2
-# one step: a navigation goes to the URL, a click ignores it
-Step = Callable[[str], Awaitable[None]]
-Contender = Callable[[StaticServer], AbstractAsyncContextManager[tuple[Step, Step]]]
+InPage = Callable[[], Awaitable[None]]
+Nav = Callable[[str], Awaitable[None]]
+Contender = Callable[[StaticServer], AbstractAsyncContextManager[tuple[InPage, Nav]]]
 
 
 def webdojo(extra_args: tuple[str, ...] = (), probe: bool = True) -> Contender:
@@ -61,12 +60,12 @@ def webdojo(extra_args: tuple[str, ...] = (), probe: bool = True) -> Contender:
                     obs = await session.step(Goto(url=url), SHOT)
                 assert obs.last_error is None and obs.url == url, obs.last_error
 
-            async def click(url: str) -> None:
+            async def click() -> None:
                 obs = await session.step(Click(x=COUNTER_XY[0], y=COUNTER_XY[1]), SHOT)
                 assert obs.last_error is None, obs.last_error
 
             try:
-                yield nav, click
+                yield click, nav
             finally:
                 await session.aclose()
 
@@ -94,33 +93,17 @@ async def floor(server: StaticServer) -> Any:
     host = await BrowserHost.launch()
     async with host:
         raw = await RawPage.open(host.browser, server.url("a.html"))
-
-        async def click(url: str) -> None:
-            await raw.click_floor()
-
         try:
-            yield raw.goto_floor, click
+            yield raw.click_floor, raw.goto_floor
         finally:
             await raw.close()
 
 
 async def one_round(contender: Contender, server: StaticServer, steps: int) -> dict[str, Any]:
     """p50 (ms) and CPU per step (ms) of each kind of step, on a fresh browser."""
-    out: dict[str, Any] = {}
-    async with contender(server) as (nav, click):
-        for kind, step in (("nav", nav), ("inpage", click)):
-            urls = [server.url("b.html" if i % 2 == 0 else "a.html") for i in range(WARMUP + steps)]
-            for url in urls[:WARMUP]:
-                await step(url)
-            times = []
-            with CpuMeter() as meter:
-                for url in urls[WARMUP:]:
-                    started = time.perf_counter()
-                    await step(url)
-                    times.append((time.perf_counter() - started) * 1000)
-            assert meter.usage is not None
-            out[kind] = (statistics.median(times), meter.usage.tree_cpu_s * 1000 / steps)
-    return out
+    async with contender(server) as (inpage, nav):
+        blocks = await time_kinds(server, steps, inpage, nav)
+    return {kind: (statistics.median(b.ms), b.cpu_ms) for kind, b in blocks.items()}
 
 
 async def run(contenders: dict[str, Contender], rounds: int, steps: int) -> dict[str, list[Any]]:

@@ -171,7 +171,7 @@ async def _side(host: BrowserHost, server: StaticServer, side: str, steps: int) 
     if side == FLOOR:
         raw = await RawPage.open(host.browser, server.url("a.html"))
         try:
-            return await _kinds(server, steps, raw.click_floor, raw.goto_floor)
+            return await time_kinds(server, steps, raw.click_floor, raw.goto_floor)
         finally:
             await raw.close()
     observe = SHOT if side == OURS else RICH_OBS
@@ -179,7 +179,7 @@ async def _side(host: BrowserHost, server: StaticServer, side: str, steps: int) 
     try:
         await session.goto(server.url("a.html"))
         await session.observe(observe)
-        return await _kinds(server, steps, *_session_steps(session, server, observe))
+        return await time_kinds(server, steps, *_session_steps(session, server, observe))
     finally:
         await session.aclose()
 
@@ -199,12 +199,14 @@ def _session_steps(
     return inpage, nav
 
 
-async def _kinds(
+async def time_kinds(
     server: StaticServer,
     steps: int,
     inpage: Callable[[], Awaitable[None]],
     nav: Callable[[str], Awaitable[None]],
 ) -> dict[str, Block]:
+    """``steps`` in-page steps, then as many navigations between the two pages, each kind
+    after ``WARMUP`` untimed ones: every step's wall time and the CPU per step."""
     # a.html -> b.html -> a.html ...: each navigation leaves the page the last one opened
     targets = [server.url("b.html" if i % 2 == 0 else "a.html") for i in range(WARMUP + steps)]
 
