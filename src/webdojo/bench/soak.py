@@ -8,7 +8,8 @@ popup and download pages, at step numbers drawn from a seed.
 
 The run ends with the accounting of issue 13: acknowledged steps against the store (lost,
 duplicated), faults injected and recovered with their recovery times, answers later than
-their deadline + 1 s, RSS and open-file growth of the server's processes after the warm-up
+their deadline + 1 s (a call that a server kill cut through is counted apart: its time is the
+restart's), RSS and open-file growth of the server's processes after the warm-up
 (measured only when no fault restarts a process: ``--faults none`` gives the leak figure),
 and what is left at the end (zombies, processes, the server's temporary files: the server
 runs with ``TMPDIR`` set to a directory of its own, and each worker with one of its own inside
@@ -354,7 +355,9 @@ async def _run(
     result.tab_crashes = injector.tab_crashes
     result.tab_crash_hits = sum(1 for c in injector.tab_crashes if c["hit"])
     result.detect_s = {str(k): v for k, v in injector.detect_s.items()}
-    result.late, result.calls = tracker.late, dict(tracker.calls)
+    result.late, result.tightest = tracker.late, tracker.tightest
+    result.across_restart = tracker.across_restart
+    result.calls = dict(tracker.calls)
     result.notes += injector.notes
     result.fault_log = injector.log
 

@@ -107,7 +107,11 @@ class Injector:
         t0 = time.monotonic()
         if kind is FaultKind.SERVER_KILL:
             self.injected[kind] += 1
-            await asyncio.to_thread(self.server.kill_and_restart)
+            self.tracker.killing_server()
+            try:
+                await asyncio.to_thread(self.server.kill_and_restart)
+            finally:
+                self.tracker.server_back()
             await self._recover(kind, t0, mark)
             return
         target = self._target(kind)

@@ -108,6 +108,8 @@ class SoakResult:
     recovery_s: dict[str, list[float]] = field(default_factory=dict)  # every measurement
     detect_s: dict[str, list[float]] = field(default_factory=dict)  # kill until a client saw it
     late: list[dict[str, object]] = field(default_factory=list)  # answers past deadline + 1 s
+    tightest: list[dict[str, object]] = field(default_factory=list)  # nearest their deadline
+    across_restart: list[dict[str, object]] = field(default_factory=list)  # not judged on time
     calls: dict[str, int] = field(default_factory=dict)  # client calls by operation
     samples: list[dict[str, float]] = field(default_factory=list)  # see ``ProcessWatch.sample``
     warmup_steps: int = 0
@@ -203,6 +205,9 @@ class SoakResult:
             "detect_s": self.recovery_summary(self.detect_s),
             "late": len(self.late),
             "late_answers": self.late[:20],
+            "tightest_answers": self.tightest,
+            "across_restart": len(self.across_restart),
+            "across_restart_answers": self.across_restart[:20],
             "calls": self.calls,
             "tab_crash_hits": self.tab_crash_hits,
             "tab_crashes": self.tab_crashes,
@@ -250,6 +255,7 @@ def soak_table(result: SoakResult) -> Table:
         ("lost", str(result.lost), "0", result.lost == 0),
         ("duplicated", str(result.duplicated), "0", result.duplicated == 0),
         ("late (deadline + 1 s)", str(len(result.late)), "0", not result.late),
+        ("answered across a server restart (not timed)", str(len(result.across_restart)), "", None),
     ]
     summary = result.recovery_summary()
     for kind in sorted(set(result.faults) | set(summary)):

@@ -1,5 +1,5 @@
 """What the soak sees of the server, as a client: every step the server acknowledged, every
-error, every answer later than its deadline + 1 s.
+error, every answer later than its deadline + 1 s, and the answers nearest their deadline.
 
 ``TrackedEnv`` wraps an ``HttpEnv`` and is what the engine drives (an ``EnvClient``), so the
 figures come from the episodes as they ran, not from a side channel. The soak's own fault
@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from webdojo.actions import Action
 from webdojo.browser.hung import observe_deadline, step_deadline
@@ -32,6 +32,7 @@ T = TypeVar("T")
 # Codes that say a process fault reached a session (used to tell which worker a fault hit).
 FAULT_CODES = frozenset({"page_crashed", "session_lost", "browser_closed", "infra_error"})
 GRACE_S = 1.0  # an answer later than its deadline by more than this is late
+TIGHTEST = 5  # answers kept of those nearest their deadline
 
 
 @dataclass(frozen=True)
@@ -55,41 +56,94 @@ class Tracker:
     opens: list[Event] = field(default_factory=list)  # sessions created (a first observation)
     errors: list[Event] = field(default_factory=list)
     late: list[dict[str, object]] = field(default_factory=list)  # op, seconds, deadline
+    tightest: list[dict[str, object]] = field(default_factory=list)  # least room left, first
     calls: Counter[str] = field(default_factory=Counter)
     live: dict[str, str] = field(default_factory=dict)  # open sessions: id -> worker slot
+    # Answers to calls that a server restart cut through, not judged on time (see ``timed``)
+    across_restart: list[dict[str, object]] = field(default_factory=list)
+    server_kills: int = 0  # server kills so far
+    server_down: bool = False  # killed, not serving again yet
 
-    def deadline(self, op: str, action: Action | None = None) -> float:
+    def killing_server(self) -> None:
+        """The server is about to be killed; ``server_back`` once it serves again."""
+        self.server_kills += 1
+        self.server_down = True
+
+    def server_back(self) -> None:
+        """The restarted server passed its health check."""
+        self.server_down = False
+
+    def deadline(self, op: str, action: Action | None = None, *, ends: bool = False) -> float:
         """An operation's deadline, as the browser session sets it (``browser/hung.py``): a
         create is a page load then an observation; a step the action's deadline (a page
-        load's for a navigation, plus the load an input may start) then an observation's."""
+        load's for a navigation, plus the load an input may start) then an observation's,
+        and for a step that ended the episode (``ends``) the final state the server then
+        captures to verify it."""
         options = SessionOptions(
             action_timeout_s=self.action_s, navigation_timeout_s=self.navigation_s
         )
         if op == "create":
             return self.navigation_s + observe_deadline(options)
         if op == "step" and action is not None:
-            return step_deadline(action, options)
+            return step_deadline(action, options) + (self.action_s if ends else 0.0)
         return self.action_s
 
-    async def timed(self, op: str, call: Awaitable[T], deadline: float) -> T:
+    async def timed(
+        self,
+        op: str,
+        call: Awaitable[T],
+        deadline: float | Callable[[T | None], float],
+        about: Callable[[T | None], dict[str, object]] | None = None,
+    ) -> T:
         """Await ``call``; note it as late if it answered (a result or a webdojo error other
-        than an unreachable server) after ``deadline`` + ``GRACE_S``."""
+        than an unreachable server) after its deadline + ``GRACE_S``. ``deadline`` and
+        ``about`` (what the late answer's record says besides) may depend on the answer,
+        None for an error.
+
+        A call that a server kill cut through is not judged on time: one in flight at the
+        kill, or sent before the restarted server passed its health check (``server_back``).
+        The client retried it until the new server answered (often that it does not know the
+        session), so its time is the restart's, not an operation's. It is recorded in
+        ``across_restart``; those sent in the restart's last moments, which the new server
+        answered at once, are among them too (the soak cannot tell them apart)."""
         started = time.monotonic()
+        kills = None if self.server_down else self.server_kills
         self.calls[op] += 1
+
+        def check(answer: T | None, code: str) -> None:
+            limit = deadline(answer) if callable(deadline) else deadline
+            self._check(
+                op, started, kills, limit, {"answer": code, **(about(answer) if about else {})}
+            )
+
         try:
-            return await call
+            answer = await call
         except ServerUnavailable:
             raise  # no answer at all: the server was down (a server fault is counted apart)
-        except WebdojoError:
-            self._check(op, started, deadline)
+        except WebdojoError as exc:
+            check(None, exc.code)
             raise
-        else:
-            self._check(op, started, deadline)
+        check(answer, "ok")
+        return answer
 
-    def _check(self, op: str, started: float, deadline: float) -> None:
+    def _check(
+        self, op: str, started: float, kills: int | None, limit: float, about: dict[str, object]
+    ) -> None:
         took = time.monotonic() - started
-        if took > deadline + GRACE_S:
-            self.late.append({"op": op, "seconds": round(took, 2), "deadline_s": deadline})
+        record = {"op": op, "seconds": round(took, 2), "deadline_s": limit, **about}
+        record["at"] = round(time.time() - took, 2)  # when it was sent, as in the fault log
+        if kills is None or kills != self.server_kills or self.server_down:
+            self.across_restart.append(record)
+            return
+        if took > limit + GRACE_S:
+            self.late.append(record)
+        # The answers that came nearest their deadline: how much room a loaded machine left.
+        self.tightest = sorted([*self.tightest, record], key=_room)[:TIGHTEST]
+
+
+def _room(record: dict[str, Any]) -> float:
+    """Seconds an answer had left before its deadline (negative: past it)."""
+    return float(record["deadline_s"]) - float(record["seconds"])
 
 
 class TrackedEnv:
@@ -146,9 +200,24 @@ class TrackedSession:
 
     async def step(self, action: Action, options: ObservationOptions) -> Observation:
         tracker = self.env.tracker
-        deadline = tracker.deadline("step", action)
+
+        def deadline(obs: Observation | None) -> float:
+            # A step that ended the episode carries its final state. An error may have come
+            # from that final state: the client cannot tell, so it gets the time too.
+            return tracker.deadline("step", action, ends=obs is None or self.inner.done)
+
+        def about(obs: Observation | None) -> dict[str, object]:
+            last = self.inner.last
+            server_ms = None if obs is None or last is None else last.info.timings_ms.get("server")
+            return {
+                "action": action.describe(),
+                "done": obs is not None and self.inner.done,
+                "server_ms": server_ms,  # the server's own time for it (None for an error)
+                "worker": self.inner.worker,
+            }
+
         try:
-            obs = await tracker.timed("step", self.inner.step(action, options), deadline)
+            obs = await tracker.timed("step", self.inner.step(action, options), deadline, about)
         except WebdojoError as exc:
             tracker.errors.append(self._event(exc.code))
             raise
