@@ -55,7 +55,7 @@ class Tracker:
     acks: list[Event] = field(default_factory=list)
     opens: list[Event] = field(default_factory=list)  # sessions created (a first observation)
     errors: list[Event] = field(default_factory=list)
-    late: list[dict[str, object]] = field(default_factory=list)  # op, seconds, deadline
+    late: list[dict[str, object]] = field(default_factory=list)  # see ``_check``'s record
     tightest: list[dict[str, object]] = field(default_factory=list)  # least room left, first
     calls: Counter[str] = field(default_factory=Counter)
     live: dict[str, str] = field(default_factory=dict)  # open sessions: id -> worker slot
@@ -132,7 +132,7 @@ class Tracker:
         took = time.monotonic() - started
         record = {"op": op, "seconds": round(took, 2), "deadline_s": limit, **about}
         record["at"] = round(time.time() - took, 2)  # when it was sent, as in the fault log
-        if kills is None or kills != self.server_kills or self.server_down:
+        if kills != self.server_kills:  # None: sent while the server was down
             self.across_restart.append(record)
             return
         if took > limit + GRACE_S:
