@@ -344,9 +344,15 @@ async def _run(
                 for task in background:
                     task.cancel()
                 await asyncio.gather(*background, return_exceptions=True)
+    _account(result, tracker, injector, tmp / "run")
+
+
+def _account(result: SoakResult, tracker: Tracker, injector: Injector, run_dir: Path) -> None:
+    """The run's accounting into ``result``: what the clients saw, what the store holds, and
+    the faults injected and recovered."""
     result.steps, result.probe_steps = tracker.acked, tracker.probe_steps
-    result.lost, result.duplicated, result.stored = lost_and_duplicated(tracker.acked, tmp / "run")
-    episodes = read_episodes(tmp / "run")
+    result.lost, result.duplicated, result.stored = lost_and_duplicated(tracker.acked, run_dir)
+    episodes = read_episodes(run_dir)
     result.episodes = len(episodes)
     result.faulted_episodes = sum(1 for e in episodes.values() if e.fault is not None)
     result.faults = {str(k): v for k, v in injector.injected.items()}
